@@ -1,0 +1,38 @@
+# Every target does its own set-up: a fresh clone needs only `make demo` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Caches stay inside the checkout, never in ~.
+export TRITON_CACHE_DIR := $(CURDIR)/.cache/triton
+export TRITON_HOME := $(CURDIR)/.cache/triton-home
+export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
+export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
+export TRITON_DEFAULT_FP_FUSION := 1
+
+.PHONY: install demo test bench docs clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# torch first and pinned: this version resolves to the local CPU wheel, not a CUDA build.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/lowercheck diff corpus/vector_add/vadd.cu corpus/vector_add/vadd.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests
+
+bench: $(STAMP)
+	$(PY) -m lowercheck.bench --out docs/bench.md
+
+docs: $(STAMP)
+	$(PY) -m lowercheck.findings --write-docs docs/codes
+
+clean:
+	rm -rf $(VENV) .cache

@@ -1,0 +1,91 @@
+"""The `access` dialect: one op per memory access of an entry, the input of every static check.
+
+Each `access.access` says which buffer, read/write/atomic, the memory space, the element type, one
+index expression per buffer dimension over tagged variables (GRID, LANE, SEQ, PARAM; see
+`lowercheck.symbolic`), the `domain` of its LANE and SEQ variables, and the `guard` under which it
+happens. GRID ranges come from the enclosing `access.kernel` (one per launch, in launch order).
+Buffers are the entry's parameters (`kernel.param`), so two sides' accesses compare directly.
+
+```mlir
+access.kernel @add_kernel {grid = ["floor((n + 1023)/1024)", "1", "1"]} {
+  access.access {buffer = "x", kind = "read", space = "global", element_type = f32,
+                  indices = ["1024*GRID0 + LANE0"], domain = ["LANE0 >= 0", "LANE0 < 1024"],
+                  guard = ["1024*GRID0 + LANE0 < n"], fastest = "LANE0"}
+}
+```
+
+An access whose index could not be modelled is an `access.unmodelled` op with the reason: the
+static verdict is then inconclusive, never a silent pass.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+from xdsl.ir import Dialect, TypeAttribute
+from xdsl.irdl import ParsePropInAttrDict, IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from lowercheck.dialects._expr import strings, verify_exprs
+
+KINDS = ("read", "write", "atomic")
+SPACES = ("global", "shared", "local")
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """The accesses of one launch of `callee`; `grid` bounds GRID0..2 (0 <= GRIDd < grid[d])."""
+
+    name = "access.kernel"
+    callee = prop_def(SymbolRefAttr)
+    grid = prop_def(ArrayAttr[StringAttr])
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+    assembly_format = "$callee attr-dict-with-keyword $body"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        verify_exprs(self.name, "grid", self.grid.data)
+
+    @property
+    def grid_exprs(self) -> list[str]:
+        return strings(self.grid)
+
+
+@irdl_op_definition
+class AccessOp(IRDLOperation):
+    """One load, store or atomic: buffer[indices] under guard, for every point of the domain."""
+
+    name = "access.access"
+    buffer = prop_def(StringAttr)
+    kind = prop_def(StringAttr)
+    space = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    indices = prop_def(ArrayAttr[StringAttr])
+    domain = prop_def(ArrayAttr[StringAttr])
+    guard = prop_def(ArrayAttr[StringAttr])
+    fastest = prop_def(StringAttr)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        if self.kind.data not in KINDS:
+            raise VerifyException(f"access.access: kind must be one of {KINDS}")
+        if self.space.data not in SPACES:
+            raise VerifyException(f"access.access: space must be one of {SPACES}")
+        for field in ("indices", "domain", "guard"):
+            verify_exprs(self.name, field, getattr(self, field).data)
+
+
+@irdl_op_definition
+class UnmodelledOp(IRDLOperation):
+    """An access lowercheck could not express; `reason` says why (the verdict becomes inconclusive)."""
+
+    name = "access.unmodelled"
+    buffer = prop_def(StringAttr)
+    reason = prop_def(StringAttr)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+
+Access = Dialect("access", [KernelOp, AccessOp, UnmodelledOp], [])

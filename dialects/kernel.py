@@ -1,0 +1,136 @@
+"""The `kernel` dialect: an entry point, its parameters (with roles and dtypes) and its launches.
+
+An entry is what a user calls: a CUDA host launcher, a Python wrapper around a Triton kernel, or
+a kernel launched directly with the grid from the spec. Its launch geometry is a list of index
+expressions over the entry's size parameters (see `lowercheck.symbolic`).
+
+```mlir
+kernel.entry @vadd {language = "cuda", file = "vadd.cu"} {
+  kernel.param {name = "a", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}
+  kernel.param {name = "n", kind = "scalar", role = "size", element_type = i32, shape = []}
+  kernel.launch @vadd_kernel {grid = ["floor((n + 255)/256)", "1", "1"], block = ["256", "1", "1"],
+                               args = ["a", "b", "c", "n"]}
+}
+```
+
+The kernels themselves live beside the entry in the same module: `func.func` (CUDA, upstream
+func/arith/scf/memref/math plus gpu thread/block ids) or `tt.func` (Triton TTIR).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr
+from xdsl.ir import Attribute, Dialect, TypeAttribute
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.traits import NoTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from lowercheck.dialects._expr import strings, verify_exprs
+
+PARAM_KINDS = ("buffer", "scalar")
+ROLES = ("in", "out", "inout", "temp", "size", "scalar", "unknown")
+
+
+@irdl_op_definition
+class EntryOp(IRDLOperation):
+    """An entry point: parameters and launches in order. `language` is cuda | triton | pallas | torch."""
+
+    name = "kernel.entry"
+    sym_name = prop_def(SymbolNameConstraint())
+    language = prop_def(StringAttr)
+    file = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), SymbolOpInterface())
+    assembly_format = "$sym_name attr-dict-with-keyword $body"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @property
+    def params(self) -> list[ParamOp]:
+        return [op for op in self.body.ops if isinstance(op, ParamOp)]
+
+    @property
+    def launches(self) -> list[LaunchOp]:
+        return [op for op in self.body.ops if isinstance(op, LaunchOp)]
+
+    def param(self, name: str) -> ParamOp | None:
+        return next((p for p in self.params if p.param_name == name), None)
+
+
+@irdl_op_definition
+class ParamOp(IRDLOperation):
+    """One parameter of an entry: a buffer (with element type, role and shape) or a scalar."""
+
+    name = "kernel.param"
+    param_name = prop_def(StringAttr, prop_name="name")
+    kind = prop_def(StringAttr)
+    role = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    shape = prop_def(ArrayAttr[StringAttr])
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, name: str, kind: str, role: str, element_type: Attribute, shape=()):
+        from lowercheck.dialects._expr import expr_array
+
+        super().__init__(properties={"name": StringAttr(name), "kind": StringAttr(kind),
+                                     "role": StringAttr(role), "element_type": element_type,
+                                     "shape": expr_array(shape)})
+
+    @property
+    def pname(self) -> str:
+        return self.param_name.data
+
+    def verify_(self) -> None:
+        if self.kind.data not in PARAM_KINDS:
+            raise VerifyException(f"kernel.param: kind must be one of {PARAM_KINDS}")
+        if self.role.data not in ROLES:
+            raise VerifyException(f"kernel.param: role must be one of {ROLES}")
+        verify_exprs(self.name, "shape", self.shape.data)
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """A launch of `callee` with grid (and, for CUDA, block) extents and arguments as expressions
+    over the entry's parameters. A buffer argument is the entry parameter's name."""
+
+    name = "kernel.launch"
+    callee = prop_def(SymbolRefAttr)
+    grid = prop_def(ArrayAttr[StringAttr])
+    block = prop_def(ArrayAttr[StringAttr])
+    args = prop_def(ArrayAttr[StringAttr])
+    num_warps = opt_prop_def(IntAttr)
+    assembly_format = "$callee attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    GRID_AXES: ClassVar[int] = 3
+
+    def verify_(self) -> None:
+        if len(self.grid.data) != self.GRID_AXES:
+            raise VerifyException("kernel.launch: grid has three extents (x, y, z)")
+        for field in ("grid", "block", "args"):
+            verify_exprs(self.name, field, getattr(self, field).data)
+
+    @property
+    def grid_exprs(self) -> list[str]:
+        return strings(self.grid)
+
+    @property
+    def block_exprs(self) -> list[str]:
+        return strings(self.block)
+
+    @property
+    def arg_exprs(self) -> list[str]:
+        return strings(self.args)
+
+
+Kernel = Dialect("kernel", [EntryOp, ParamOp, LaunchOp], [])

@@ -1,0 +1,3 @@
+from lowercheck.cli import main
+
+raise SystemExit(main())

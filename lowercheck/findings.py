@@ -1,0 +1,400 @@
+"""Findings are data: one `Finding` type, and a registry of stable codes, each with its documentation.
+
+Passes, comparisons and runners return findings; only `lowercheck.report` prints them. A code's
+docstring (What it checks / Why it matters / Example / Fix) is its documentation page:
+`python -m lowercheck.findings --write-docs docs/codes` writes one Markdown page per code.
+Codes are never renumbered; new ones are appended.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lowercheck.errors import SourceLocation
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"  # the two sides differ: verdict `different`
+    WARNING = "warning"  # worth a reviewer's look; does not change the verdict
+    INFO = "info"  # a fact the report states (geometry, perf ratio)
+    INCONCLUSIVE = "inconclusive"  # lowercheck could not decide: verdict `inconclusive`
+
+
+@dataclass(frozen=True)
+class Code:
+    """A finding code: its number, default severity, short title and documentation."""
+
+    code: str
+    severity: Severity
+    title: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a reviewer should know, with where it is on each side and how to show it."""
+
+    code: str
+    message: str
+    side: str | None = None  # "source", "target", or None for a comparison of both
+    buffer: str | None = None
+    location: SourceLocation | None = None
+    other_location: SourceLocation | None = None
+    witness: dict[str, Any] = field(default_factory=dict)
+    hint: str | None = None
+    severity: Severity | None = None  # None: the code's default
+
+    @property
+    def level(self) -> Severity:
+        return self.severity or CODES[self.code].severity
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": str(self.level),
+            "side": self.side,
+            "buffer": self.buffer,
+            "message": self.message,
+            "location": self.location.to_json() if self.location else None,
+            "other_location": self.other_location.to_json() if self.other_location else None,
+            "witness": self.witness,
+            "hint": self.hint,
+        }
+
+
+CODES: dict[str, Code] = {}
+
+
+def _code(number: str, severity: Severity, title: str):
+    def register(func):
+        CODES[number] = Code(number, severity, title, inspect.cleandoc(func.__doc__ or ""))
+        return func
+
+    return register
+
+
+@_code("LC101", Severity.INFO, "launch geometry differs")
+def _lc101():
+    """What it checks: the number of programs/blocks and threads each side launches, as expressions
+    over the sizes.
+
+    Why it matters: a different geometry is not wrong by itself (a port may use bigger tiles), but it
+    explains the other findings and the performance.
+
+    Example: CUDA launches `ceil(n/256)` blocks of 256 threads; the Triton port `ceil(n/1024)` programs.
+
+    Fix: nothing, unless another finding points at the geometry."""
+
+
+@_code("LC102", Severity.ERROR, "exceeds a hardware limit")
+def _lc102():
+    """What it checks: block size, shared memory, registers and grid dimensions against the target's
+    limits.
+
+    Why it matters: the kernel fails to launch (or to compile) on the target.
+
+    Example: 2048 threads per block; 300 KiB of shared memory on an H100.
+
+    Fix: smaller tiles, or split the work."""
+
+
+@_code("LC103", Severity.ERROR, "block shape the target cannot lower")
+def _lc103():
+    """What it checks: block shapes against the target compiler's rules (TPU (8, 128) tiling,
+    power-of-two Triton blocks).
+
+    Why it matters: the kernel does not compile for the migration target.
+
+    Example: a Pallas BlockSpec of (8, 100) for a TPU.
+
+    Fix: pad the block to the tiling rule."""
+
+
+@_code("LC201", Severity.ERROR, "out-of-bounds access")
+def _lc201():
+    """What it checks: every index of every load and store lies inside its buffer, for every size
+    (parametric) or every swept size.
+
+    Why it matters: reads return garbage or fault; writes corrupt other tensors, often silently.
+
+    Example: a Triton port without `mask=offs < n` reads past the end of `x` when n is not a multiple
+    of BLOCK.
+
+    Fix: guard the access (`mask=` in Triton, `if (i < n)` in CUDA)."""
+
+
+@_code("LC202", Severity.ERROR, "output elements not written")
+def _lc202():
+    """What it checks: the union of the elements each output's stores write covers the whole output.
+
+    Why it matters: the unwritten elements hold whatever the allocation held; tests that reuse
+    memory or use multiples of the tile size miss it.
+
+    Example: launching `n // BLOCK` programs leaves the last `n % BLOCK` elements unwritten.
+
+    Fix: launch `cdiv(n, BLOCK)` programs and mask the tail."""
+
+
+@_code("LC203", Severity.ERROR, "element written twice without atomics")
+def _lc203():
+    """What it checks: no output element is written by two work items (the write relation is
+    injective), unless the writes are atomic.
+
+    Why it matters: the result depends on scheduling order.
+
+    Example: overlapping tiles, `pid * (BLOCK - 1)` offsets.
+
+    Fix: make the tiles disjoint or use atomics."""
+
+
+@_code("LC204", Severity.ERROR, "an output depends on different input elements")
+def _lc204():
+    """What it checks: the dependence map (which input elements each output element reads)
+    is the same on both sides.
+
+    Why it matters: a transposed or shifted index gives plausible but wrong values.
+
+    Example: the source reads `in[i][j]`, the port `in[j][i]`.
+
+    Fix: correct the index expression of the load."""
+
+
+@_code("LC205", Severity.WARNING, "stride/coalescing class differs")
+def _lc205():
+    """What it checks: each buffer's access stride along the fastest-varying lane: contiguous,
+    strided(k), broadcast or gather.
+
+    Why it matters: uncoalesced accesses multiply memory transactions.
+
+    Example: the source reads `x[i]`, the port `x[i * 32]` through a transposed layout.
+
+    Fix: make the fastest lane walk the contiguous dimension."""
+
+
+@_code("LC206", Severity.WARNING, "bytes moved differ")
+def _lc206():
+    """What it checks: compulsory and issued bytes per buffer on each side.
+
+    Why it matters: extra traffic costs time; the port may re-read data the source reads once.
+
+    Example: a port that loads each input tile twice.
+
+    Fix: reuse the loaded tile."""
+
+
+@_code("LC207", Severity.ERROR, "shared-memory race / missing barrier")
+def _lc207():
+    """What it checks: two threads access the same shared element between barriers, one writing.
+
+    Why it matters: the result depends on warp scheduling.
+
+    Example: a tiled transpose without `__syncthreads()` between the store to and load from the tile.
+
+    Fix: add the barrier."""
+
+
+@_code("LC208", Severity.ERROR, "barrier divergence")
+def _lc208():
+    """What it checks: barriers are reached by all threads of a block.
+
+    Why it matters: a barrier under a thread-dependent condition deadlocks or is undefined.
+
+    Example: `if (tid < n) __syncthreads();`.
+
+    Fix: move the barrier out of the condition."""
+
+
+@_code("LC209", Severity.ERROR, "index overflow")
+def _lc209():
+    """What it checks: integer index computations stay within their type for the sizes in the spec.
+
+    Why it matters: int32 offsets wrap at 2^31 elements; the kernel then reads and writes elsewhere.
+
+    Example: `pid * BLOCK` in int32 for a tensor of 3e9 elements.
+
+    Fix: compute offsets in int64."""
+
+
+@_code("LC210", Severity.ERROR, "read of uninitialised memory")
+def _lc210():
+    """What it checks: every element read from shared memory or an output was written first.
+
+    Why it matters: the value is whatever the memory held.
+
+    Example: reading a shared tile before all threads stored to it.
+
+    Fix: initialise, or synchronise before reading."""
+
+
+@_code("LC211", Severity.ERROR, "kernel writes an input buffer")
+def _lc211():
+    """What it checks: the kernel stores only to its outputs.
+
+    Why it matters: the caller's input changes; later uses see wrong data.
+
+    Example: a port that writes its result into `x` and returns `x`.
+
+    Fix: allocate the output."""
+
+
+@_code("LC301", Severity.ERROR, "values differ beyond tolerance")
+def _lc301():
+    """What it checks: the outputs of both sides on the same inputs agree within the tolerance for
+    their dtype and operation.
+
+    Why it matters: the port computes something else.
+
+    Example: `x - y` where the source computes `x + y`.
+
+    Fix: compare the arithmetic at the reported index."""
+
+
+@_code("LC302", Severity.ERROR, "NaN/Inf mismatch")
+def _lc302():
+    """What it checks: NaN and infinity appear at the same positions on both sides.
+
+    Why it matters: a port that handles special values differently breaks downstream code.
+
+    Example: a max-reduction that drops NaN.
+
+    Fix: follow the source's special-value semantics."""
+
+
+@_code("LC303", Severity.ERROR, "unwritten output (poison survived)")
+def _lc303():
+    """What it checks: outputs are filled with a poison value (NaN) before the run; any poison left
+    after it marks an element the kernel never wrote.
+
+    Why it matters: a freshly allocated output holds stale data that may even look right.
+
+    Example: the tail of the output after `n // BLOCK` programs.
+
+    Fix: see LC202."""
+
+
+@_code("LC304", Severity.WARNING, "nondeterministic")
+def _lc304():
+    """What it checks: two runs with different block and atomic orders give the same result.
+
+    Why it matters: results that depend on scheduling cannot be tested reliably.
+
+    Example: float atomics accumulating in a different order.
+
+    Fix: a deterministic reduction order, or accept it with a looser tolerance."""
+
+
+@_code("LC305", Severity.WARNING, "precision loss in accumulation")
+def _lc305():
+    """What it checks: the accumulation dtype of each reduction on both sides.
+
+    Why it matters: fp16/bf16 accumulation loses digits that a loose tolerance hides.
+
+    Example: `acc = tl.zeros(..., tl.float16)` where the source accumulates in float.
+
+    Fix: accumulate in fp32."""
+
+
+@_code("LC306", Severity.ERROR, "input mutated by the run")
+def _lc306():
+    """What it checks: the inputs are unchanged after the run.
+
+    Why it matters: the caller's tensors change behind its back.
+
+    Example: an in-place activation on the input.
+
+    Fix: write into the output."""
+
+
+@_code("LC401", Severity.INFO, "performance ratio")
+def _lc401():
+    """What it checks: the measured (on a GPU) or modelled time of the target against the source.
+
+    Why it matters: half of a translation review is whether the port is as fast as it claims.
+
+    Example: target/source = 0.8 (the port is faster).
+
+    Fix: nothing; a fact."""
+
+
+@_code("LC402", Severity.ERROR, "implausible speed (measurement artefact)")
+def _lc402():
+    """What it checks: the achieved bandwidth or FLOP/s is below the device's ceiling, and device
+    time agrees with wall time.
+
+    Why it matters: work on another stream, lazy evaluation or a skipped computation wins benchmarks.
+
+    Example: 9 TB/s on a 3.3 TB/s device.
+
+    Fix: do the work on the timed stream."""
+
+
+@_code("LC403", Severity.ERROR, "result caching")
+def _lc403():
+    """What it checks: changing the inputs in place between calls changes the outputs.
+
+    Why it matters: a kernel that caches its result wins a benchmark that reuses inputs.
+
+    Example: a module that memoises on the input's data pointer.
+
+    Fix: compute every call."""
+
+
+@_code("LC501", Severity.WARNING, "tolerance accepts a trivial output")
+def _lc501():
+    """What it checks: whether the tolerance would accept zeros, a copy of an input, or the mean.
+
+    Why it matters: the task's check cannot tell a real kernel from a trivial one.
+
+    Example: softmax outputs in bf16 are below atol, so zeros pass.
+
+    Fix: tighten the tolerance or change the inputs."""
+
+
+@_code("LC901", Severity.INCONCLUSIVE, "unsupported construct (inconclusive)")
+def _lc901():
+    """What it checks: nothing: lowercheck met a construct it cannot model.
+
+    Why it matters: the static verdict is inconclusive; never a silent pass.
+
+    Example: an indirect index `x[idx[i]]` in an analysis that needs affine indices.
+
+    Fix: report it; the dynamic checks still run."""
+
+
+@_code("LC902", Severity.ERROR, "run failure (compile error, crash, timeout, OOM)")
+def _lc902():
+    """What it checks: each side compiles and runs to completion within its time and memory limits.
+
+    Why it matters: a kernel that hangs or crashes on some sizes is not a correct port.
+
+    Example: the Triton interpreter aborts on an out-of-bounds pointer; a kernel loops forever.
+
+    Fix: see the message; run the side alone to reproduce."""
+
+
+def render_doc(code: Code) -> str:
+    return f"# {code.code}: {code.title}\n\nSeverity: {code.severity}\n\n{code.doc}\n"
+
+
+def write_docs(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for code in CODES.values():
+        path = folder / f"{code.code}.md"
+        path.write_text(render_doc(code))
+        written.append(path)
+    index = ["# Finding codes", "", "| code | severity | title |", "| --- | --- | --- |"]
+    index += [f"| [{c.code}]({c.code}.md) | {c.severity} | {c.title} |" for c in CODES.values()]
+    (folder / "README.md").write_text("\n".join(index) + "\n")
+    return written
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Write one documentation page per finding code.")
+    parser.add_argument("--write-docs", type=Path, required=True)
+    print(f"wrote {len(write_docs(parser.parse_args().write_docs))} pages")

@@ -1,0 +1,77 @@
+"""What every front end provides, and what it is given.
+
+A front end is a module `lowercheck.frontends.<language>` with the same public names:
+
+- ``LANGUAGE: str`` and ``EXTENSIONS: tuple[str, ...]``;
+- ``entries(path) -> list[EntryCandidate]``: the entry points in a file (cheap; for ENTRY resolution);
+- ``lower(path, entry, binding) -> ModuleOp``: the module holding one `kernel.entry` (its params and
+  launches, see `lowercheck.dialects.kernel`) and the kernels it launches (`func.func` for CUDA,
+  `tt.func` for Triton), every op with its source `loc(...)`.
+
+Front ends raise `UserError` (exit 2) for unusable input and `Unsupported` (exit 3, LC901) for
+constructs they cannot model, always with the user's file:line. They import dialects, never each
+other, never runners.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lowercheck.errors import SourceLocation
+
+
+@dataclass(frozen=True)
+class EntryParam:
+    """A parameter as the entry's signature shows it. kind: buffer | scalar | unknown (untyped
+    Python); dtype: a torch-style name (float32, int32, ...) where the signature says it."""
+
+    name: str
+    kind: str
+    dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class EntryCandidate:
+    name: str
+    location: SourceLocation
+    params: tuple[EntryParam, ...]
+    launches: tuple[str, ...] = ()  # kernels it launches, when known without running anything
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A tensor argument: its shape (size names or integers) and dtype."""
+
+    shape: tuple[str | int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True)
+class SizeArg:
+    """An integer argument that receives the size `size` (a name in `Binding.sizes`)."""
+
+    size: str
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """A non-size scalar argument (e.g. saxpy's `a`): its dtype and the value runs use."""
+
+    dtype: str
+    value: float | int = 1.5
+
+
+Arg = TensorArg | SizeArg | ScalarArg
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What each entry parameter receives. sizes=None asks for a symbolic lowering (expressions over
+    the size names); a front end that cannot lower symbolically raises `NeedsConcreteSizes`."""
+
+    args: dict[str, Arg] = field(default_factory=dict)
+    sizes: dict[str, int] | None = None
+
+
+class NeedsConcreteSizes(Exception):
+    """The front end can lower this entry only for concrete sizes; the reason says why."""
