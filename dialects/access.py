@@ -14,6 +14,9 @@ access.kernel @add_kernel {grid = ["floor((n + 1023)/1024)", "1", "1"]} {
 }
 ```
 
+`id` names the access within its kernel; a write's `sources` lists the ids of the reads its
+stored value is computed from (for the dependence map of each output).
+
 An access whose index could not be modelled is an `access.unmodelled` op with the reason: the
 static verdict is then inconclusive, never a silent pass.
 """
@@ -65,6 +68,8 @@ class AccessOp(IRDLOperation):
     domain = prop_def(ArrayAttr[StringAttr])
     guard = prop_def(ArrayAttr[StringAttr])
     fastest = prop_def(StringAttr)
+    access_id = prop_def(StringAttr, prop_name="id")
+    sources = prop_def(ArrayAttr[StringAttr])
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 

@@ -63,7 +63,7 @@ class EntryOp(IRDLOperation):
         return [op for op in self.body.ops if isinstance(op, LaunchOp)]
 
     def param(self, name: str) -> ParamOp | None:
-        return next((p for p in self.params if p.param_name == name), None)
+        return next((p for p in self.params if p.pname == name), None)
 
 
 @irdl_op_definition

@@ -76,7 +76,7 @@ def parse(text: str) -> sympy.Basic:
         if name not in local:
             local[name] = var(name)
     try:
-        return sympy.sympify(text, locals=local, rational=True)
+        return sympy.sympify(sympy.sympify(text, locals=local, rational=True))
     except (sympy.SympifyError, SyntaxError, TypeError) as err:
         raise ValueError(f"not an index expression: {text!r} ({err})") from None
 

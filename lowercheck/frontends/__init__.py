@@ -1,0 +1,57 @@
+"""Front ends, one module per language, all with the same public names (see `base.py`).
+
+`frontend_for(path)` picks one by extension (and, for `.py` files, by what the file imports) and
+imports it lazily, so a CUDA-only run never pays for importing torch and Triton.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from types import ModuleType
+
+from lowercheck.errors import SourceLocation, UserError
+
+_BY_EXTENSION = {".cu": "cuda", ".cuh": "cuda"}
+_PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
+    ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
+)
+_PLANNED = (("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),
+            ("torch", re.compile(r"^\s*(import torch|from torch)", re.M)))
+
+
+def language_of(path: str) -> str:
+    file = Path(path)
+    if not file.exists():
+        raise UserError(f"file not found: {path}", hint="check the path (ENTRY goes after a colon: file.cu:name)")
+    if not file.is_file():
+        raise UserError(f"not a file: {path}")
+    suffix = file.suffix
+    if suffix in _BY_EXTENSION:
+        return _BY_EXTENSION[suffix]
+    if suffix == ".py":
+        text = file.read_text(errors="replace")
+        for language, pattern in _PYTHON_KINDS:
+            if pattern.search(text):
+                return language
+        for language, pattern in _PLANNED:
+            if pattern.search(text):
+                raise UserError(f"{language} sources are not supported yet", SourceLocation(path, 1),
+                                hint="lowercheck reads CUDA (.cu) and Triton (.py) today")
+        raise UserError("this Python file launches no kernel lowercheck knows (no `import triton`)",
+                        SourceLocation(path, 1), hint="a Triton port imports triton and defines @triton.jit kernels")
+    raise UserError(f"unknown file type `{suffix or '(none)'}`: {path}",
+                    hint="lowercheck reads CUDA (.cu, .cuh) and Triton (.py) files")
+
+
+def frontend_for(path: str) -> ModuleType:
+    return importlib.import_module(f"lowercheck.frontends.{language_of(path)}")
+
+
+def split_entry(arg: str) -> tuple[str, str | None]:
+    """`file.cu:name` -> ("file.cu", "name"); a path without a colon has no ENTRY."""
+    path, sep, entry = arg.rpartition(":")
+    if sep and path and entry.isidentifier():
+        return path, entry
+    return arg, None

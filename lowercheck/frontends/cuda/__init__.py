@@ -1,0 +1,146 @@
+"""The CUDA front end: a `.cu` file's host launcher and the kernels it launches, as lowercheck's IR.
+
+- `entries(path)`: the host functions that launch kernels (`k<<<grid, block>>>(args)`);
+- `lower(path, entry, binding)`: a module with one `kernel.entry` (the launcher's parameters, with
+  roles from what the kernels read and write, and its launches as index expressions) and one
+  `func.func` per launched kernel (docs/CONVENTIONS-IR.md).
+
+Parsing is libclang against `shim.h` (parse.py); kernels lower in lower.py, launchers in host.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Block, Operation, Region
+
+from lowercheck.dialects._expr import expr_array
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
+from lowercheck.errors import SourceLocation, UserError
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, TensorArg
+from lowercheck.frontends.cuda import parse
+from lowercheck.frontends.cuda.ctype import from_clang
+from lowercheck.frontends.cuda.host import HostFunction, HostReader, launch_calls
+from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
+
+LANGUAGE = "cuda"
+EXTENSIONS = (".cu", ".cuh")
+
+__all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower"]
+
+
+def _launchers(path: str | os.PathLike):
+    tu = parse.translation_unit(path)
+    return [fn for fn in parse.function_definitions(tu)
+            if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)]
+
+
+def entries(path: str | os.PathLike) -> list[EntryCandidate]:
+    """The host functions in `path` that launch a kernel, in source order."""
+    shown = str(path)
+    found = []
+    for fn in _launchers(path):
+        params = []
+        for p in (c for c in fn.get_children() if c.kind == parse.ci.CursorKind.PARM_DECL):
+            t = from_clang(p.type)
+            if t is None:
+                params.append(EntryParam(p.spelling, "unknown"))
+            elif t.kind == "ptr":
+                assert t.elem is not None
+                params.append(EntryParam(p.spelling, "buffer", t.elem.dtype))
+            else:
+                params.append(EntryParam(p.spelling, "scalar", t.dtype))
+        kernels = tuple(dict.fromkeys(c.referenced.spelling for c in launch_calls(fn)))
+        found.append(EntryCandidate(fn.spelling, parse.location(fn, shown), tuple(params), kernels))
+    return found
+
+
+def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | None = None) -> ModuleOp:
+    """The module for the host launcher `entry` (None: the file's only launcher) in `path`."""
+    shown = str(path)
+    fn = _resolve(path, entry)
+    host = HostReader(fn, shown).read()
+    kernels: dict[str, Operation] = {}
+    for launch in host.launches:
+        name = launch.kernel.spelling
+        if name not in kernels:
+            kernels[name] = KernelLowering(shown).lower_kernel(launch.kernel)
+    entry_op = _entry(host, kernels, binding or Binding(), shown)
+    module = ModuleOp([entry_op, *kernels.values()])
+    module.verify()
+    return module
+
+
+def _resolve(path: str | os.PathLike, entry: str | None):
+    launchers = _launchers(path)
+    names = [fn.spelling for fn in launchers]
+    if entry is None:
+        if len(launchers) == 1:
+            return launchers[0]
+        if not launchers:
+            raise UserError(f"{path} has no host function that launches a kernel",
+                            hint="add a launcher, e.g. `void launch(float* x, int n) { "
+                                 "k<<<(n + 255) / 256, 256>>>(x, n); }`")
+        raise UserError(f"{path} has several launchers: {', '.join(names)}",
+                        hint=f"name one: `{path}:{names[0]}`")
+    for fn in launchers:
+        if fn.spelling == entry:
+            return fn
+    tu = parse.translation_unit(path)
+    if any(fn.spelling == entry and parse.is_kernel(fn) for fn in parse.function_definitions(tu)):
+        raise UserError(f"`{entry}` in {path} is a kernel, not a host launcher",
+                        hint=f"name the host function that launches it: {', '.join(names) or 'none'}")
+    raise UserError(f"{path} has no launcher named `{entry}`",
+                    hint=f"launchers in the file: {', '.join(names) or 'none'}")
+
+
+def _loc(where: SourceLocation) -> FileLineColLoc:
+    return FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.column))
+
+
+def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, shown: str) -> EntryOp:
+    reads: dict[str, bool] = {}
+    writes: dict[str, bool] = {}
+    for launch in host.launches:
+        uses = memref_uses(kernels[launch.kernel.spelling])
+        for arg, (read, written) in zip(launch.args, uses):
+            reads[arg] = reads.get(arg, False) or read
+            writes[arg] = writes.get(arg, False) or written
+    ops: list[Operation] = []
+    for name, t, cursor in host.params:
+        if t.kind == "ptr":
+            assert t.elem is not None
+            role = {(True, True): "inout", (False, True): "out"}.get(
+                (reads.get(name, False), writes.get(name, False)), "in")
+            arg = binding.args.get(name)
+            shape = arg.shape if isinstance(arg, TensorArg) else ()
+            op = ParamOp(name, "buffer", role, t.elem.ir, shape)
+        else:
+            op = ParamOp(name, "scalar", "scalar" if t.is_float else "size", t.ir)
+        op.location = _loc(parse.location(cursor, shown))
+        ops.append(op)
+    for buffer in host.temps:
+        assert buffer.ctype.elem is not None
+        op = ParamOp(buffer.name, "buffer", "temp", buffer.ctype.elem.ir, buffer.shape)
+        op.location = _loc(parse.location(host.cursor, shown))
+        ops.append(op)
+    for launch in host.launches:
+        op = LaunchOp.create(properties={
+            "callee": SymbolRefAttr(launch.kernel.spelling),
+            "grid": expr_array(launch.grid), "block": expr_array(launch.block),
+            "args": ArrayAttr([StringAttr(a) for a in launch.args])})
+        op.location = _loc(parse.location(launch.cursor, shown))
+        ops.append(op)
+    entry = EntryOp.create(properties={"sym_name": StringAttr(host.cursor.spelling),
+                                       "language": StringAttr(LANGUAGE), "file": StringAttr(shown)},
+                           regions=[Region(Block(ops))])
+    entry.location = _loc(parse.location(host.cursor, shown))
+    return entry

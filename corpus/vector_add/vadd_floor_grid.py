@@ -1,0 +1,25 @@
+"""Triton port of vadd.cu. Seeded bug: the grid is n // BLOCK instead of cdiv(n, BLOCK), so the last
+n % BLOCK elements are never written (and for n < BLOCK no program runs at all)."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def vadd(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    BLOCK = 1024
+    grid = (n // BLOCK,)
+    vadd_kernel[grid](x, y, out, n, BLOCK=BLOCK)
+    return out

@@ -1,0 +1,26 @@
+"""Triton port of vadd.cu. Seeded bug: tiles start at pid * (BLOCK // 2) but are BLOCK wide, so
+neighbouring programs overlap by half a tile (the same element stored twice) and the cdiv(n, BLOCK)
+programs only reach (programs + 1) * BLOCK / 2: for large n the tail is never written."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * (BLOCK // 2) + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def vadd(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    BLOCK = 1024
+    grid = (triton.cdiv(n, BLOCK),)
+    vadd_kernel[grid](x, y, out, n, BLOCK=BLOCK)
+    return out

@@ -1,0 +1,182 @@
+"""The `lowercheck` command line.
+
+    lowercheck diff SOURCE[:ENTRY] TARGET[:ENTRY] [--spec FILE.toml] [--size NAME=V1,V2,...]
+                    [--json FILE] [--device auto|cpu|cuda] [--seed N] [--no-run] [--no-static]
+    lowercheck lower FILE[:ENTRY] --emit ir|access [--spec FILE.toml]
+    lowercheck codes [CODE]
+
+Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconclusive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from lowercheck import __version__
+
+EXIT_ERROR = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lowercheck", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"lowercheck {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("diff", help="compare a kernel with its translation",
+                       description="Lower both sides, compare their accesses statically, run both on the "
+                                   "same inputs, and report findings. Exit 0 equivalent, 1 different, "
+                                   "2 bad input, 3 inconclusive.")
+    d.add_argument("source", help="reference side: FILE or FILE:ENTRY")
+    d.add_argument("target", help="port under review: FILE or FILE:ENTRY")
+    d.add_argument("--spec", help="TOML file with [sizes] and [args.NAME] (shape, dtype, role)")
+    d.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...",
+                   help="sizes to sweep (overrides the spec); repeat for several sizes")
+    d.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    d.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where kernels run; without a GPU everything runs on the CPU")
+    d.add_argument("--seed", type=int, default=0, help="seed of the random inputs and run orders")
+    d.add_argument("--no-run", action="store_true", help="static checks only")
+    d.add_argument("--no-static", action="store_true", help="differential run only")
+    d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
+
+    lo = sub.add_parser("lower", help="print a stage of the IR",
+                        description="Print a file's kernel IR (--emit ir) or its access IR (--emit access).")
+    lo.add_argument("file", help="FILE or FILE:ENTRY")
+    lo.add_argument("--emit", choices=("ir", "access"), default="ir")
+    lo.add_argument("--spec", help="TOML spec (sizes, argument shapes and dtypes)")
+    lo.add_argument("--no-loc", action="store_true", help="omit source locations")
+
+    o = sub.add_parser("opt", help="run passes on an MLIR file (for pass tests)",
+                       description="Parse MLIR text, run the named passes in order, print the result.")
+    o.add_argument("file", help="an .mlir file, or - for standard input")
+    o.add_argument("-p", "--passes", default="", help="comma-separated pass names")
+
+    c = sub.add_parser("codes", help="list the finding codes, or show one code's documentation")
+    c.add_argument("code", nargs="?")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from lowercheck.errors import LowercheckError
+
+    try:
+        return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes}[args.command](args)
+    except LowercheckError as err:
+        print(err.render(), file=sys.stderr)
+        if getattr(args, "json", None):
+            _write_error_json(args.json, err)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as err:  # a bug in lowercheck: say so plainly, the traceback only on request
+        if os.environ.get("LOWERCHECK_DEBUG"):
+            traceback.print_exc()
+        print(f"error: internal error in lowercheck: {type(err).__name__}: {err}\n"
+              "  help: set LOWERCHECK_DEBUG=1 for the traceback and report it", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _write_error_json(path: str, err) -> None:
+    import json
+
+    from lowercheck.report.json_report import error_document
+
+    doc = error_document(err.message, err.location.to_json() if err.location else None, err.hint,
+                         "inconclusive" if err.exit_code == 3 else "error")
+    with open(path, "w") as out:
+        json.dump(doc, out, indent=2)
+
+
+def _spec(args):
+    from lowercheck import spec
+
+    loaded = spec.load(args.spec)
+    overrides = dict(spec.parse_size_option(s) for s in getattr(args, "size", []) or [])
+    return loaded.with_sizes(overrides) if overrides else loaded
+
+
+def _diff(args) -> int:
+    from lowercheck.diff import DiffOptions, diff
+    from lowercheck.report import json_report, terminal
+
+    if args.no_run and args.no_static:
+        from lowercheck.errors import UserError
+
+        raise UserError("--no-run and --no-static leave nothing to check", hint="drop one of them")
+    if args.device == "cuda":
+        from lowercheck.errors import UserError
+
+        raise UserError("--device cuda: native GPU runs are not available yet",
+                        hint="use --device cpu (the emulator and the Triton interpreter)")
+    options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
+                          static=not args.no_static, device=args.device, timeout_s=args.timeout)
+    report = diff(options)
+    terminal.render(report)
+    if args.json:
+        json_report.write(report, args.json)
+    return report.exit_code
+
+
+def _lower(args) -> int:
+    from lowercheck import ir
+    from lowercheck.lowering import lower_file
+
+    module = lower_file(args.file, _spec(args), emit=args.emit)
+    sys.stdout.write(ir.print_ir(module, debuginfo=not args.no_loc))
+    return 0
+
+
+def _opt(args) -> int:
+    from xdsl.utils.exceptions import ParseError, VerifyException
+
+    from lowercheck import ir
+    from lowercheck.errors import UserError
+    from lowercheck.passes import registry
+
+    text = sys.stdin.read() if args.file == "-" else _read(args.file)
+    try:
+        module = ir.parse(text, args.file)
+    except (ParseError, VerifyException) as err:
+        raise UserError(f"{args.file}: invalid IR: {err}") from None
+    passes = registry()
+    for name in filter(None, args.passes.split(",")):
+        if name not in passes:
+            raise UserError(f"unknown pass `{name}`", hint=f"passes: {', '.join(passes)}")
+        passes[name]().apply(ir.context(), module)
+    sys.stdout.write(ir.print_ir(module, debuginfo=True))
+    return 0
+
+
+def _read(path: str) -> str:
+    from lowercheck.errors import UserError
+
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror}") from None
+
+
+def _codes(args) -> int:
+    from lowercheck.findings import CODES, render_doc
+
+    if args.code:
+        code = CODES.get(args.code.upper())
+        if code is None:
+            from lowercheck.errors import UserError
+
+            raise UserError(f"unknown code {args.code}", hint="`lowercheck codes` lists them")
+        print(render_doc(code))
+        return 0
+    for code in CODES.values():
+        print(f"{code.code}  {code.severity:<12}  {code.title}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""Access relations in isl: an `access` module becomes one isl map per access.
+
+A map sends a work item (GRID, LANE and SEQ variables) to the buffer element it touches:
+
+    [n] -> { K0_w0[GRID0, GRID1, GRID2, LANE0] -> c[i0] : i0 = 256GRID0 + LANE0 and
+             0 <= GRID0 < floor((n + 255)/256) and ... and 256GRID0 + LANE0 < n }
+
+Sizes are isl parameters, so a check answers for every size at once ("parametric"). When an
+expression is not quasi-affine in the sizes (a product of a loop trip and a size), the relation is
+built for each concrete size of the sweep instead ("swept"), and says so.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+import sympy
+from xdsl.dialects.builtin import ModuleOp
+
+from lowercheck import symbolic
+from lowercheck.dialects._expr import strings
+from lowercheck.dialects.access import AccessOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.kernel import EntryOp
+from lowercheck.errors import SourceLocation
+
+
+class Strength(enum.StrEnum):
+    PARAMETRIC = "proved for all sizes"
+    SWEPT = "proved for the swept sizes"
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True)
+class Access:
+    """One access with its isl relation (for one size binding, or parametric when sizes is None)."""
+
+    kernel: int
+    callee: str
+    op: AccessOp
+    relation: isl.Map
+    index: sympy.Basic
+    location: SourceLocation | None
+
+    @property
+    def buffer(self) -> str:
+        return self.op.buffer.data
+
+    @property
+    def kind(self) -> str:
+        return self.op.kind.data
+
+    @property
+    def id(self) -> str:
+        return self.op.access_id.data
+
+
+@dataclass(frozen=True)
+class Unmodelled:
+    buffer: str
+    reason: str
+    location: SourceLocation | None
+
+
+@dataclass
+class Relations:
+    """Every access of one side, for one size binding (`sizes` None: parametric)."""
+
+    entry: EntryOp
+    accesses: list[Access]
+    unmodelled: list[Unmodelled]
+    sizes: dict[str, int] | None
+    params: list[str]
+
+    def of(self, buffer: str, *kinds: str) -> list[Access]:
+        return [a for a in self.accesses if a.buffer == buffer and (not kinds or a.kind in kinds)]
+
+    def union(self, buffer: str, *kinds: str) -> isl.UnionMap | None:
+        maps = [a.relation for a in self.of(buffer, *kinds)]
+        if not maps:
+            return None
+        result = isl.UnionMap.from_map(maps[0])
+        for m in maps[1:]:
+            result = result.union(isl.UnionMap.from_map(m))
+        return result
+
+
+def location_of(op) -> SourceLocation | None:
+    loc = getattr(op, "location", None)
+    if loc is None or type(loc).__name__ != "FileLineColLoc":
+        return None
+    return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+
+
+def _isl_params(params: Iterable[str]) -> str:
+    return "[" + ", ".join(params) + "]"
+
+
+def size_constraints(params: Iterable[str]) -> str:
+    """Sizes are at least 1 (an empty tensor launches nothing worth checking)."""
+    return " and ".join(f"{p} >= 1" for p in params) or "0 = 0"
+
+
+def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterable[str]) -> Relations:
+    """isl relations of every access in `module` (the output of `extract-accesses`).
+
+    Raises `symbolic.NonAffine` when `sizes` is None and some expression is not quasi-affine in the
+    sizes: the caller then retries with concrete sizes."""
+    entry = next(op for op in module.ops if isinstance(op, EntryOp))
+    params = sorted(size_names) if sizes is None else []
+    accesses: list[Access] = []
+    unmodelled: list[Unmodelled] = []
+    kernel_index = 0
+    for kernel in module.ops:
+        if not isinstance(kernel, KernelOp):
+            continue
+        grid = [_bind(g, sizes) for g in kernel.grid_exprs]
+        for op in kernel.body.ops:
+            if isinstance(op, UnmodelledOp):
+                unmodelled.append(Unmodelled(op.buffer.data, op.reason.data, location_of(op)))
+                continue
+            if not isinstance(op, AccessOp):
+                continue
+            try:
+                relation, index = _relation(kernel_index, op, grid, sizes, params)
+            except symbolic.NonAffine:
+                if sizes is None:
+                    raise
+                unmodelled.append(Unmodelled(op.buffer.data, "a non-affine index", location_of(op)))
+                continue
+            accesses.append(Access(kernel_index, kernel.callee.root_reference.data, op, relation,
+                                   index, location_of(op)))
+        kernel_index += 1
+    return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params)
+
+
+def _bind(text: str, sizes: Mapping[str, int] | None) -> sympy.Basic:
+    expr = symbolic.parse(text)
+    return sympy.simplify(symbolic.substitute(expr, sizes)) if sizes is not None else expr
+
+
+def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], sizes, params) -> tuple[isl.Map, sympy.Basic]:
+    index = _bind(strings(op.indices)[0], sizes)
+    constraints = [_bind(c, sizes) for c in strings(op.domain) + strings(op.guard)]
+    variables = set(index.free_symbols).union(*(c.free_symbols for c in constraints))
+    tagged = sorted((s.name for s in variables if symbolic.tag_of(s) is not symbolic.Tag.PARAM),
+                    key=_var_order)
+    unknown = [s.name for s in variables if symbolic.tag_of(s) is symbolic.Tag.PARAM and s.name not in params]
+    if unknown:
+        raise symbolic.NonAffine(f"unknown parameters {unknown}")
+    dims = ["GRID0", "GRID1", "GRID2"] + [t for t in tagged if not t.startswith("GRID")]
+    parts = [f"i0 = {symbolic.to_isl(index)}"]
+    parts += [f"0 <= GRID{d} < {symbolic.to_isl(g)}" for d, g in enumerate(grid)]
+    parts += [f"{d} >= 0" for d in dims]  # tagged variables are non-negative by definition
+    parts += [symbolic.to_isl(c) for c in constraints if c is not sympy.true]
+    parts.append(size_constraints(params))
+    text = (f"{_isl_params(params)} -> {{ K{kernel}_{op.access_id.data}[{', '.join(dims)}] -> "
+            f"{op.buffer.data}[i0] : " + " and ".join(f"({p})" for p in parts) + " }")
+    return isl.Map(text), index
+
+
+def _var_order(name: str) -> tuple[int, int]:
+    order = {"GRID": 0, "LANE": 1, "SEQ": 2}
+    for prefix, rank in order.items():
+        if name.startswith(prefix):
+            return rank, int(name[len(prefix):])
+    return 3, 0
+
+
+def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, params: list[str]) -> isl.Set:
+    """The buffer's elements as a flat range [0, prod(shape))."""
+    total = sympy.Integer(1)
+    for dim in shape:
+        total *= _bind(dim, sizes)
+    total = sympy.expand(total)
+    try:
+        bound = symbolic.to_isl(total)
+    except symbolic.NonAffine:
+        raise
+    return isl.Set(f"{_isl_params(params)} -> {{ {buffer}[i0] : 0 <= i0 < {bound} and "
+                   f"{size_constraints(params)} }}")
+
+
+def lexmin_point(obj: isl.Map | isl.Set) -> tuple[dict[str, int], list[int]] | None:
+    """The lexicographically smallest point, sizes first (so the smallest sizes show it): the
+    parameter values by name, and the coordinates (a map's input then output dimensions)."""
+    if obj.is_empty():
+        return None
+    nparam = obj.dim(isl.dim_type.param)
+    params = [obj.get_dim_name(isl.dim_type.param, i) for i in range(nparam)]
+    flat = obj.wrap() if isinstance(obj, isl.Map) else obj
+    moved = flat.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, nparam)
+    point = moved.lexmin().sample_point()
+    values = [point.get_coordinate_val(isl.dim_type.set, i).to_python()
+              for i in range(moved.dim(isl.dim_type.set))]
+    return dict(zip(params, values[:nparam], strict=True)), values[nparam:]
+
+
+def witness(obj: isl.Map | isl.Set) -> dict[str, int] | None:
+    """`lexmin_point` as one dict: parameter names, the map's input dimension names (GRID0, LANE0,
+    ...) and `index` for its (single) output or the set's (single) dimension."""
+    found = lexmin_point(obj)
+    if found is None:
+        return None
+    params, values = found
+    if isinstance(obj, isl.Map):
+        names = [obj.get_dim_name(isl.dim_type.in_, i) or f"d{i}" for i in range(obj.dim(isl.dim_type.in_))]
+    else:
+        names = []
+    names += ["index"] * (len(values) - len(names))
+    return {**params, **dict(zip(names, values, strict=True))}

@@ -1,0 +1,379 @@
+"""`lowercheck diff`: the one place that wires front ends, passes, comparisons and runners.
+
+source file -> front end -> IR -> extract-accesses -> static checks ┐
+                                 └-> runners (child processes) -> differential checks ┴-> Report
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+
+from lowercheck import __version__, ir, symbolic
+from lowercheck.compare import dynamic, infer, static
+from lowercheck.compare.tolerance import for_dtype
+from lowercheck.dialects.kernel import EntryOp, ParamOp
+from lowercheck.errors import UserError
+from lowercheck.findings import Finding, Severity
+from lowercheck.frontends import frontend_for, language_of, split_entry
+from lowercheck.frontends.base import (
+    Binding,
+    EntryCandidate,
+    NeedsConcreteSizes,
+    ScalarArg,
+    SizeArg,
+    TensorArg,
+)
+from lowercheck.lowering import extract_accesses, resolve_entry, spec_binding
+from lowercheck.runners import poison
+from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.spec import Spec
+
+TYPED_LANGUAGES = ("cuda",)  # signatures say which parameters are buffers, sizes and scalars
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    source: str
+    target: str
+    spec: Spec = field(default_factory=Spec)
+    seed: int = 0
+    run: bool = True
+    static: bool = True
+    device: str = "auto"
+    timeout_s: float = 120.0
+    memory_mb: int = 8192
+
+
+@dataclass
+class SideInfo:
+    name: str
+    path: str
+    entry: str
+    language: str
+    module: ModuleOp  # the lowered kernel IR
+    accesses: ModuleOp | None = None  # after extract-accesses
+    roles: dict[str, str] = field(default_factory=dict)  # as the comparison sees them
+
+    @property
+    def entry_op(self) -> EntryOp:
+        return next(op for op in self.module.ops if isinstance(op, EntryOp))
+
+    def params(self) -> list[ParamOp]:
+        return self.entry_op.params
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "entry": self.entry, "language": self.language,
+            "geometry": static.geometry_text(self.module),
+            "params": [{"name": p.pname, "kind": p.kind.data, "role": self.roles.get(p.pname, p.role.data),
+                        "dtype": str(p.element_type), "shape": [s.data for s in p.shape.data]}
+                       for p in self.params()],
+        }
+
+
+@dataclass
+class Report:
+    source: SideInfo
+    target: SideInfo
+    findings: list[Finding] = field(default_factory=list)
+    runs: list[dynamic.RunRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    static_strength: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        levels = {f.level for f in self.findings}
+        if Severity.ERROR in levels:
+            return "different"
+        if Severity.INCONCLUSIVE in levels:
+            return "inconclusive"
+        return "equivalent"
+
+    @property
+    def exit_code(self) -> int:
+        return {"equivalent": 0, "different": 1, "inconclusive": 3}[self.verdict]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
+                "verdict": self.verdict, "static": self.static_strength, "notes": self.notes,
+                "findings": [f.to_json() for f in self.findings], "runs": [r.to_json() for r in self.runs]}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def diff(options: DiffOptions) -> Report:
+    (src_path, src_entry), (tgt_path, tgt_entry) = split_entry(options.source), split_entry(options.target)
+    languages = {"source": language_of(src_path), "target": language_of(tgt_path)}
+    paths = {"source": src_path, "target": tgt_path}
+    entries = {"source": src_entry, "target": tgt_entry}
+    candidates = {s: frontend_for(paths[s]).entries(paths[s]) for s in paths}
+    other = {"source": "target", "target": "source"}
+    for s in paths:
+        entries[s] = resolve_entry(paths[s], entries[s], candidates[s], entries[other[s]], candidates[other[s]])
+    notes: list[str] = []
+    spec = options.spec
+    # Typed sides (CUDA) lower first: their signatures tell the other side what to pass.
+    order = sorted(paths, key=lambda s: languages[s] not in TYPED_LANGUAGES)
+    first, second = order
+    sides: dict[str, SideInfo] = {}
+    binding = spec_binding(spec)
+    sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
+    size_names = list(spec.sizes) or [p.pname for p in sides[first].params() if p.role.data == "size"]
+    if not size_names:
+        raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
+    tiles = infer.tile_sizes([sides[first].module])
+    sweep = spec.sweep() if spec.sizes else infer.default_sweep(size_names, tiles)
+    _extract(sides[first])
+    _fill_extents(sides[first], size_names, sweep, notes)
+    second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
+    sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding)
+    _extract(sides[second])
+    correspondence, outputs = _correspond(sides[first], sides[second], match)
+    # Orient: correspondence maps target names to source names.
+    if first == "target":
+        correspondence = {v: k for k, v in correspondence.items()}
+        outputs = [(t, s) for s, t in outputs]
+    report = Report(sides["source"], sides["target"], notes=notes)
+    if not spec.sizes:
+        tiles = infer.tile_sizes([sides["source"].accesses, sides["target"].accesses,
+                                  sides["source"].module, sides["target"].module])
+        sweep = infer.default_sweep(size_names, tiles)
+        notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
+    if options.static:
+        result = static.analyse(
+            static.Side("source", sides["source"].accesses, _extents(sides["source"]), sides["source"].roles),
+            static.Side("target", sides["target"].accesses, _extents(sides["target"]), sides["target"].roles),
+            correspondence, size_names, sweep)
+        report.findings += result.findings
+        report.static_strength = str(result.strength)
+        report.notes += result.notes
+    if options.run:
+        _differential(report, sides, correspondence, outputs, sweep, options)
+    report.findings.sort(key=_finding_order)
+    return report
+
+
+def _finding_order(f: Finding) -> tuple:
+    rank = {Severity.ERROR: 0, Severity.INCONCLUSIVE: 1, Severity.WARNING: 2, Severity.INFO: 3}
+    return rank[f.level], f.code
+
+
+def _fmt_sizes(sizes: Mapping[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def _lower(side: str, path: str, entry: str, language: str, binding: Binding) -> SideInfo:
+    frontend = frontend_for(path)
+    try:
+        module = frontend.lower(path, entry, binding)
+    except NeedsConcreteSizes as why:
+        raise UserError(f"{path}: the entry `{entry}` can only be captured for concrete sizes ({why})",
+                        hint="symbolic capture failed; concrete per-size capture is not supported yet") from None
+    info = SideInfo(side, path, entry, language, module)
+    info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
+    return info
+
+
+def _extract(side: SideInfo) -> None:
+    side.accesses = extract_accesses(side.module)
+
+
+def _extents(side: SideInfo) -> dict[str, list[str]]:
+    return {p.pname: [s.data for s in p.shape.data] for p in side.params()
+            if p.kind.data == "buffer" and p.shape.data}
+
+
+def _set_shape(module: ModuleOp | None, name: str, shape: Sequence[str]) -> None:
+    if module is None:
+        return
+    for op in module.walk():
+        if isinstance(op, ParamOp) and op.pname == name:
+            op.properties["shape"] = ArrayAttr([StringAttr(s) for s in shape])
+
+
+def _fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]) -> None:
+    missing = [p.pname for p in side.params() if p.kind.data == "buffer" and not p.shape.data]
+    if not missing:
+        return
+    found = infer.infer_extents(side.accesses, missing, size_names, sweep)
+    for name in missing:
+        if name not in found:
+            raise UserError(f"cannot infer the extent of `{name}` in {side.path}",
+                            hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
+        _set_shape(side.module, name, found[name])
+        _set_shape(side.accesses, name, found[name])
+    notes.append(f"inferred from {side.path}'s accesses: "
+                 + ", ".join(f"{n}[{', '.join(found[n])}]" for n in missing))
+
+
+_DTYPE_OF_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
+                  "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+
+
+def dtype_name(param: ParamOp) -> str:
+    return _DTYPE_OF_TYPE.get(str(param.element_type), str(param.element_type))
+
+
+def _bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, spec: Spec,
+                size_names: list[str], path: str) -> tuple[Binding, dict[str, str]]:
+    """What the other side's entry parameters receive, and which typed parameter each stands for."""
+    cand = next(c for c in candidates if c.name == entry)
+    typed_params = [p for p in typed.params() if p.role.data != "size"]
+    inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
+    names = [p.name for p in cand.params if p.name not in size_names]
+    if len(names) == len(typed_params):
+        partners = typed_params  # destination-passing on both sides
+    elif len(names) == len(inputs):
+        partners = inputs
+    else:
+        raise UserError(
+            f"cannot match the parameters of `{entry}` ({', '.join(names) or 'none'}) with those of "
+            f"`{typed.entry}` ({', '.join(p.pname for p in typed_params)})", cand.location,
+            hint="give each argument's shape and dtype in a spec ([args.NAME])")
+    args: dict[str, Any] = {}
+    match: dict[str, str] = {}
+    for p in cand.params:
+        if p.name in size_names:
+            args[p.name] = SizeArg(p.name)
+    for name, partner in zip(names, partners, strict=True):
+        given = spec.args.get(name)
+        if partner.kind.data == "buffer":
+            shape = tuple(given.shape) if given and given.shape else tuple(s.data for s in partner.shape.data)
+            dtype = given.dtype if given and given.dtype else dtype_name(partner)
+            args[name] = TensorArg(shape, dtype)
+        else:
+            args[name] = ScalarArg(dtype_name(partner), 1.5 if dtype_name(partner).startswith("float") else 3)
+        match[name] = partner.pname
+    return Binding(args=args, sizes=None), match
+
+
+def _correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Other-side name -> typed-side name for every matched parameter, and the (typed, other) output pairs.
+
+    The other side's parameters play the role of their typed partner: an input stays an input even
+    when the port writes it (that is LC211, not a new output). Its outputs are the parameters matched
+    with typed outputs (destination passing), else the tensors it returns, else the inputs it writes."""
+    correspondence = dict(match)
+    typed_roles = {p.pname: p.role.data for p in typed.params()}
+    for other_name, typed_name in match.items():
+        if other_name in other.roles:
+            other.roles[other_name] = typed_roles[typed_name]
+    typed_outputs = [p.pname for p in typed.params() if p.role.data in ("out", "inout")]
+    other_outputs = ([o for o, t in match.items() if typed_roles[t] in ("out", "inout")]
+                     or [p.pname for p in other.params() if p.pname.startswith("return")]
+                     or [p.pname for p in other.params() if p.role.data in ("out", "inout")])
+    pairs = list(zip(typed_outputs, other_outputs, strict=False))
+    for typed_name, other_name in pairs:
+        if other_name not in correspondence:
+            correspondence[other_name] = typed_name
+            other.roles[other_name] = "out"
+    return correspondence, pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential runs
+
+
+def _differential(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
+                  outputs: list[tuple[str, str]], sweep, options: DiffOptions) -> None:
+    from lowercheck.runners.sandbox import run_isolated
+
+    source, target = sides["source"], sides["target"]
+    src_params = {p.pname: p for p in source.params()}
+    tgt_params = {p.pname: p for p in target.params()}
+    reverse = {s: t for t, s in correspondence.items()}
+    pairs = [dynamic.OutputPair(s, t, for_dtype(dtype_name(src_params[s]))) for s, t in outputs if s in src_params]
+    seen: set[tuple] = set()
+    for index, sizes in enumerate(sweep):
+        rng = np.random.default_rng(options.seed + index)
+        src_args, tgt_args, originals = {}, {}, {}
+        for name, param in src_params.items():
+            if param.role.data == "size":
+                src_args[name] = int(sizes[name]) if name in sizes else None
+                continue
+            if param.kind.data == "scalar":
+                value = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
+                src_args[name] = value
+                if name in reverse:
+                    tgt_args[reverse[name]] = value
+                continue
+            shape = _concrete_shape(param, sizes)
+            array = _fresh(param, shape, rng)
+            if param.role.data in ("out", "inout") and param.role.data == "out":
+                poison.fill(array)
+            src_args[name] = array.ravel().copy() if source.language == "cuda" else array.copy()
+            if param.role.data in ("in", "inout"):
+                originals[name] = ("source", array.copy())
+            if name in reverse and reverse[name] in tgt_params:
+                tname = reverse[name]
+                tgt_args[tname] = array.copy() if target.language != "cuda" else array.ravel().copy()
+                if target.roles.get(tname) in ("in", "inout"):
+                    originals[tname] = ("target", array.copy())
+        for name, param in tgt_params.items():
+            if param.role.data == "size" and name in sizes:
+                tgt_args[name] = int(sizes[name])
+        for name, param in src_params.items():
+            if param.role.data == "size" and src_args.get(name) is None:
+                src_args[name] = int(sizes.get(name, 0))
+        requests = [_request(source, src_args, options), _request(target, tgt_args, options)]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results: list[RunResult] = list(pool.map(
+                lambda r: run_isolated(r, timeout_s=options.timeout_s, memory_mb=options.memory_mb), requests))
+        findings: list[Finding] = []
+        for side_name, result, side in (("source", results[0], source), ("target", results[1], target)):
+            findings += dynamic.failure_findings(side_name, result, sizes, side.path)
+            findings += dynamic.oob_findings(side_name, result, sizes)
+        if results[0].error is None and results[1].error is None:
+            more, record = dynamic.compare(sizes, results[0], results[1], pairs, originals)
+            findings += more
+        else:
+            record = dynamic.RunRecord(dict(sizes), status="failed",
+                                       wall_s={"source": results[0].wall_s, "target": results[1].wall_s})
+        report.runs.append(record)
+        for f in findings:
+            key = (f.code, f.side, f.buffer)
+            if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
+                                         for g in report.findings if "observed" not in g.message):
+                continue  # already proved statically; the run confirms it
+            if key not in seen:
+                seen.add(key)
+                report.findings.append(f)
+
+
+def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions) -> RunRequest:
+    env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
+    return RunRequest(language=side.language, path=side.path, entry=side.entry,
+                      ir=ir.print_ir(side.module) if side.language == "cuda" else None,
+                      args=args, seed=options.seed, options={"env": env})
+
+
+def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:
+    shape = []
+    for dim in param.shape.data:
+        value = symbolic.substitute(symbolic.parse(dim.data), sizes)
+        if not value.is_Integer:
+            raise UserError(f"the extent `{dim.data}` of `{param.pname}` needs sizes not in the sweep",
+                            hint="give every size in [sizes]")
+        shape.append(int(value))
+    return tuple(shape)
+
+
+def _fresh(param: ParamOp, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    dtype = dtype_name(param)
+    if dtype.startswith("float") or dtype == "bfloat16":
+        data = rng.standard_normal(shape)  # signed: ReLU is not the identity on these
+        if dtype == "bfloat16":
+            import ml_dtypes
+
+            return data.astype(ml_dtypes.bfloat16)
+        return data.astype(dtype)
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(-8, 8, shape).astype(dtype)

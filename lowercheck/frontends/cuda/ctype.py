@@ -1,0 +1,114 @@
+"""C scalar and pointer types as the lowering sees them: IR type plus the signedness C keeps in ops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clang.cindex as ci
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    DYNAMIC_INDEX,
+)
+from xdsl.ir import Attribute
+
+
+@dataclass(frozen=True)
+class CType:
+    """kind: int | float | bool | ptr | void. `elem` is a pointer's element type."""
+
+    kind: str
+    bits: int = 0
+    signed: bool = True
+    elem: CType | None = None
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "bool")
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def ir(self) -> Attribute:
+        if self.kind == "float":
+            return _FLOAT_IR[self.bits]()
+        if self.kind == "ptr":
+            assert self.elem is not None
+            return MemRefType(self.elem.ir, [DYNAMIC_INDEX])
+        return IntegerType(self.bits)
+
+    @property
+    def dtype(self) -> str:
+        """The torch-style name (float32, int64, bool, ...)."""
+        if self.kind == "bool":
+            return "bool"
+        if self.kind == "float":
+            return {16: "float16", 32: "float32", 64: "float64"}[self.bits]
+        return f"{'' if self.signed else 'u'}int{self.bits}"
+
+
+_FLOAT_IR = {16: Float16Type, 32: Float32Type, 64: Float64Type}
+
+BOOL = CType("bool", 1, False)
+INT = CType("int", 32, True)
+UINT = CType("int", 32, False)
+INT64 = CType("int", 64, True)
+FLOAT = CType("float", 32)
+DOUBLE = CType("float", 64)
+VOID = CType("void")
+
+TK = ci.TypeKind
+_SCALARS: dict[ci.TypeKind, CType] = {
+    TK.BOOL: BOOL,
+    TK.CHAR_S: CType("int", 8, True), TK.SCHAR: CType("int", 8, True),
+    TK.CHAR_U: CType("int", 8, False), TK.UCHAR: CType("int", 8, False),
+    TK.SHORT: CType("int", 16, True), TK.USHORT: CType("int", 16, False),
+    TK.INT: INT, TK.UINT: UINT,
+    TK.LONG: INT64, TK.ULONG: CType("int", 64, False),
+    TK.LONGLONG: INT64, TK.ULONGLONG: CType("int", 64, False),
+    TK.HALF: CType("float", 16), TK.FLOAT16: CType("float", 16),
+    TK.FLOAT: FLOAT, TK.DOUBLE: DOUBLE,
+    TK.VOID: VOID,
+}
+
+
+def from_clang(t: ci.Type) -> CType | None:
+    """The CType of a clang type; None for what lowercheck does not model (structs, arrays, ...)."""
+    canon = t.get_canonical()
+    if canon.kind == TK.ENUM:
+        return INT
+    if canon.kind == TK.POINTER:
+        elem = from_clang(canon.get_pointee())
+        if elem is None or elem.kind in ("ptr", "void"):
+            return None
+        return CType("ptr", 64, False, elem)
+    if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
+        return None
+    return _SCALARS.get(canon.kind)
+
+
+def promote(t: CType) -> CType:
+    """C's integer promotion: anything narrower than int becomes int."""
+    if t.is_int and t.bits < 32:
+        return INT
+    return t
+
+
+def common(a: CType, b: CType) -> CType:
+    """C's usual arithmetic conversions (ranks follow widths: long and long long are both 64-bit)."""
+    if a.is_float or b.is_float:
+        floats = [t for t in (a, b) if t.is_float]
+        return max(floats, key=lambda t: t.bits)
+    a, b = promote(a), promote(b)
+    if a.signed == b.signed:
+        return a if a.bits >= b.bits else b
+    unsigned, signed = (a, b) if not a.signed else (b, a)
+    if unsigned.bits >= signed.bits:
+        return unsigned
+    return signed

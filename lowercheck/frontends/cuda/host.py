@@ -1,0 +1,346 @@
+"""Read a host launcher: its parameters and each `kernel<<<grid, block>>>(args)` as index expressions.
+
+The host function runs symbolically: integer parameters are `symbolic.var(name)`, locals (`int blocks
+= (n + 255) / 256;`, `dim3 g(..., m)`) hold expressions, and a launch records grid, block and
+arguments over the parameters. C's integer division of sizes becomes `floor(a/b)` and `%` becomes
+`Mod`: exact for the non-negative sizes launchers compute with. Local buffers from `cudaMalloc` are
+`temp` parameters whose shape is the allocation's byte count over the element size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import clang.cindex as ci
+import sympy
+
+from lowercheck import symbolic
+from lowercheck.errors import Unsupported
+from lowercheck.frontends.cuda import ctype as ct
+from lowercheck.frontends.cuda.ctype import CType
+from lowercheck.frontends.cuda.lower import evaluate
+from lowercheck.frontends.cuda.parse import children, is_kernel, location, member_name, unary_operator, walk
+
+K = ci.CursorKind
+B = ci.BinaryOperator
+Dim3 = tuple[sympy.Expr, sympy.Expr, sympy.Expr]
+_INCREMENTS = ("pre++", "pre--", "post++", "post--")
+
+
+@dataclass
+class Buffer:
+    """A buffer the launcher passes to kernels: a pointer parameter or a `cudaMalloc`ed local."""
+
+    name: str
+    ctype: CType
+    temp: bool = False
+    shape: tuple[sympy.Expr, ...] = ()
+
+
+@dataclass
+class Launch:
+    cursor: ci.Cursor
+    kernel: ci.Cursor  # the kernel's definition
+    grid: Dim3
+    block: Dim3
+    args: list[str]  # a buffer's name, or an expression over the parameters
+
+
+@dataclass
+class HostFunction:
+    cursor: ci.Cursor
+    params: list[tuple[str, CType, ci.Cursor]]
+    launches: list[Launch] = field(default_factory=list)
+    temps: list[Buffer] = field(default_factory=list)
+
+
+def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
+    """The `k<<<...>>>(...)` calls in a function body, in source order."""
+    return [c for c in walk(fn) if c.kind == K.CALL_EXPR and _launched_kernel(c) is not None]
+
+
+def _launched_kernel(call: ci.Cursor) -> ci.Cursor | None:
+    ref = call.referenced
+    if ref is None or ref.kind != K.FUNCTION_DECL:
+        return None
+    definition = ref.get_definition() or ref
+    if not (is_kernel(ref) or is_kernel(definition)):
+        return None
+    has_config = any(c.kind == K.CALL_EXPR and c.spelling == "cudaConfigureCall" for c in children(call))
+    return definition if has_config else None
+
+
+def _strip(c: ci.Cursor) -> ci.Cursor:
+    while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                     K.CXX_FUNCTIONAL_CAST_EXPR) and [k for k in children(c) if k.kind.is_expression()]:
+        c = [k for k in children(c) if k.kind.is_expression()][-1]
+    return c
+
+
+def _is_dim3(t: ci.Type) -> bool:
+    return t.get_canonical().get_declaration().spelling == "dim3"
+
+
+class HostReader:
+    """Runs one host function symbolically and collects its launches."""
+
+    def __init__(self, fn: ci.Cursor, shown: str):
+        self.fn = fn
+        self.shown = shown
+        self.values: dict[int, object] = {}  # decl hash -> expression | Dim3 | Buffer | None (unknown)
+        params = []
+        for p in (c for c in children(fn) if c.kind == K.PARM_DECL):
+            t = ct.from_clang(p.type)
+            if t is None or t.kind == "void":
+                raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
+            params.append((p.spelling, t, p))
+            self.values[p.hash] = Buffer(p.spelling, t) if t.kind == "ptr" else symbolic.var(p.spelling)
+        self.result = HostFunction(fn, params)
+
+    def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
+        return Unsupported(f"{what} is not supported in a CUDA host launcher", location(cursor, self.shown))
+
+    def read(self) -> HostFunction:
+        body = next((c for c in children(self.fn) if c.kind == K.COMPOUND_STMT), None)
+        if body is not None:
+            self.stmts(children(body))
+        return self.result
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, stmts: list[ci.Cursor]) -> bool:
+        """Returns False after a top-level `return` (what follows does not run)."""
+        for s in stmts:
+            if s.kind == K.RETURN_STMT:
+                return False
+            if s.kind == K.COMPOUND_STMT:
+                if not self.stmts(children(s)):
+                    return False
+            elif s.kind == K.DECL_STMT:
+                for var in children(s):
+                    if var.kind == K.VAR_DECL:
+                        self.declare(var)
+            elif s.kind.is_expression():
+                self.effect(s)
+            elif launch_calls(s):
+                raise self.unsupported("a kernel launch under control flow (`if`, loops)", s)
+            else:
+                self.forget(s)  # an `if`/loop without launches: what it assigns becomes unknown
+        return True
+
+    def forget(self, s: ci.Cursor) -> None:
+        for c in walk(s):
+            assigns = c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR or (
+                c.kind == K.BINARY_OPERATOR and c.binary_operator.is_assignment) or (
+                c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in _INCREMENTS)
+            if assigns:
+                target = _strip(children(c)[0]) if children(c) else None
+                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                    if target.referenced.hash in self.values:
+                        self.values[target.referenced.hash] = None
+
+    def declare(self, var: ci.Cursor) -> None:
+        init = [c for c in children(var) if c.kind.is_expression()]
+        if _is_dim3(var.type):
+            self.values[var.hash] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
+            return
+        t = ct.from_clang(var.type)
+        if t is None:
+            self.values[var.hash] = None
+            return
+        if t.kind == "ptr":
+            self.values[var.hash] = self.buffer(init[-1]) if init else Buffer(var.spelling, t, temp=True)
+            return
+        self.values[var.hash] = self.try_expr(init[-1]) if init else None
+
+    def effect(self, e: ci.Cursor) -> None:
+        c = _strip(e)
+        if c.kind == K.CALL_EXPR:
+            kernel = _launched_kernel(c)
+            if kernel is not None:
+                return self.launch(c, kernel)
+            if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
+                return self.malloc(c)
+            return None
+        if c.kind == K.BINARY_OPERATOR and c.binary_operator == B.Assign:
+            target, value = children(c)
+            target = _strip(target)
+            if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                if _is_dim3(target.type):
+                    self.values[target.referenced.hash] = self.dim3(value)
+                else:
+                    self.values[target.referenced.hash] = self.try_expr(value)
+            return None
+        self.forget(c)
+        return None
+
+    def malloc(self, call: ci.Cursor) -> None:
+        args = list(call.get_arguments())
+        if len(args) < 2:
+            return
+        target = _strip(args[0])
+        if target.kind == K.UNARY_OPERATOR:
+            target = _strip(children(target)[0])
+        if target.kind != K.DECL_REF_EXPR or target.referenced is None:
+            return
+        buffer = self.values.get(target.referenced.hash)
+        if not isinstance(buffer, Buffer):
+            return
+        bytes_ = self.try_expr(args[1])
+        assert buffer.ctype.elem is not None
+        size = max(buffer.ctype.elem.bits // 8, 1)
+        buffer.temp = True
+        buffer.shape = (sympy.floor(bytes_ / size),) if bytes_ is not None else ()
+
+    def buffer(self, e: ci.Cursor) -> Buffer:
+        c = _strip(e)
+        if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(c.referenced.hash), Buffer):
+            return self.values[c.referenced.hash]
+        raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
+
+    def launch(self, call: ci.Cursor, kernel: ci.Cursor) -> None:
+        config = next(c for c in children(call) if c.kind == K.CALL_EXPR and c.spelling == "cudaConfigureCall")
+        config_args = list(config.get_arguments())
+        grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
+        args = []
+        for a in call.get_arguments():
+            t = ct.from_clang(a.type)
+            if t is not None and t.kind == "ptr":
+                buffer = self.buffer(a)
+                if buffer.temp and buffer not in self.result.temps:
+                    self.result.temps.append(buffer)
+                args.append(buffer.name)
+            else:
+                args.append(symbolic.format(self.expr(a)))
+        self.result.launches.append(Launch(call, kernel, grid, block, args))
+
+    # ------------------------------------------------------------ expressions
+    def dim3(self, e: ci.Cursor) -> Dim3:
+        c = e
+        while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(c)) == 1:
+            c = children(c)[0]
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and _is_dim3(c.type):
+            value = self.values.get(c.referenced.hash)
+            if value is None:
+                raise self.unsupported(f"the launch extent `{c.spelling}`, computed under control flow", e)
+            return value  # type: ignore[return-value]  # a dim3 local holds a Dim3
+        if c.kind in (K.CALL_EXPR, K.INIT_LIST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR) and _is_dim3(c.type):
+            kids = [k for k in children(c) if k.kind.is_expression()]
+            if len(kids) == 1 and _is_dim3(kids[0].type):
+                return self.dim3(kids[0])
+            extents = [sympy.Integer(1) if self._default(k) else self.expr(k) for k in kids]
+            extents += [sympy.Integer(1)] * (3 - len(extents))
+            return tuple(extents[:3])  # type: ignore[return-value]
+        if not _is_dim3(c.type):
+            return (self.expr(c), sympy.Integer(1), sympy.Integer(1))
+        raise self.unsupported(f"the launch extent `{_text(e)}`", e)
+
+    @staticmethod
+    def _default(c: ci.Cursor) -> bool:
+        """A defaulted constructor argument (clang's CXXDefaultArgExpr has no children or tokens)."""
+        while c.kind == K.UNEXPOSED_EXPR and len(children(c)) == 1:
+            c = children(c)[0]
+        return c.kind == K.UNEXPOSED_EXPR and not children(c)
+
+    def try_expr(self, e: ci.Cursor) -> sympy.Expr | None:
+        try:
+            return self.expr(e)
+        except Unsupported:
+            return None
+
+    def expr(self, e: ci.Cursor) -> sympy.Expr:
+        value = evaluate(e) if e.kind != K.DECL_REF_EXPR else None
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        if isinstance(value, float):
+            return sympy.nsimplify(value)
+        handler = _HOST_EXPRESSIONS.get(e.kind)
+        if handler is None:
+            raise self.unsupported(f"the expression `{_text(e)}`", e)
+        return handler(self, e)
+
+    def _pass(self, e: ci.Cursor) -> sympy.Expr:
+        kids = [k for k in children(e) if k.kind.is_expression()]
+        if len(kids) != 1:
+            raise self.unsupported(f"the expression `{_text(e)}`", e)
+        return self.expr(kids[0])
+
+    def _ref(self, e: ci.Cursor) -> sympy.Expr:
+        decl = e.referenced
+        if decl is not None and decl.kind == K.ENUM_CONSTANT_DECL:
+            return sympy.Integer(decl.enum_value)
+        value = self.values.get(decl.hash) if decl is not None else None
+        if isinstance(value, sympy.Basic):
+            return value
+        constant = evaluate(e)
+        if constant is not None:
+            return sympy.nsimplify(constant)
+        raise self.unsupported(f"the value of `{e.spelling}` here", e)
+
+    def _member(self, e: ci.Cursor) -> sympy.Expr:
+        kids = children(e)
+        if kids and _is_dim3(kids[0].type):
+            axis = "xyz".find(member_name(e))
+            if axis >= 0:
+                return self.dim3(kids[0])[axis]
+        raise self.unsupported(f"the member access `{_text(e)}`", e)
+
+    def _binary(self, e: ci.Cursor) -> sympy.Expr:
+        op = e.binary_operator
+        rule = _HOST_BINARY.get(op)
+        if rule is None:
+            raise self.unsupported(f"the operator in `{_text(e)}`", e)
+        lhs, rhs = children(e)
+        integer = ct.from_clang(e.type) is not None and ct.from_clang(e.type).is_int
+        return rule(self.expr(lhs), self.expr(rhs), integer)
+
+    def _call(self, e: ci.Cursor) -> sympy.Expr:
+        """min/max, and host helpers whose body is one `return` (`cdiv(n, 256)`)."""
+        callee = e.referenced
+        args = [self.expr(a) for a in e.get_arguments()]
+        if callee is not None and callee.spelling in ("min", "max") and len(args) == 2:
+            return (sympy.Min if callee.spelling == "min" else sympy.Max)(*args)
+        definition = callee.get_definition() if callee is not None else None
+        body = next((c for c in children(definition) if c.kind == K.COMPOUND_STMT), None) if definition else None
+        stmts = children(body) if body is not None else []
+        if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]):
+            params = [c for c in children(definition) if c.kind == K.PARM_DECL]
+            saved = dict(self.values)
+            self.values.update({p.hash: a for p, a in zip(params, args)})
+            try:
+                return self.expr(children(stmts[0])[0])
+            finally:
+                self.values = saved
+        raise self.unsupported(f"the call `{_text(e)}` in a launch expression", e)
+
+
+def _div(a: sympy.Expr, b: sympy.Expr, integer: bool) -> sympy.Expr:
+    return sympy.floor(a / b) if integer else a / b  # C truncates; floor is the same for sizes >= 0
+
+
+_HOST_BINARY: dict[B, Callable[[sympy.Expr, sympy.Expr, bool], sympy.Expr]] = {
+    B.Add: lambda a, b, i: a + b,
+    B.Sub: lambda a, b, i: a - b,
+    B.Mul: lambda a, b, i: a * b,
+    B.Div: _div,
+    B.Rem: lambda a, b, i: sympy.Mod(a, b),
+    B.Shl: lambda a, b, i: a * 2**b,
+    B.Shr: lambda a, b, i: sympy.floor(a / 2**b),
+}
+
+_HOST_EXPRESSIONS: dict[ci.CursorKind, Callable[[HostReader, ci.Cursor], sympy.Expr]] = {
+    K.PAREN_EXPR: HostReader._pass,
+    K.UNEXPOSED_EXPR: HostReader._pass,
+    K.CSTYLE_CAST_EXPR: HostReader._pass,
+    K.CXX_STATIC_CAST_EXPR: HostReader._pass,
+    K.CXX_FUNCTIONAL_CAST_EXPR: HostReader._pass,
+    K.DECL_REF_EXPR: HostReader._ref,
+    K.MEMBER_REF_EXPR: HostReader._member,
+    K.BINARY_OPERATOR: HostReader._binary,
+    K.CALL_EXPR: HostReader._call,
+}
+
+
+def _text(cursor: ci.Cursor) -> str:
+    text = " ".join(t.spelling for t in cursor.get_tokens())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,1086 @@
+"""Lower a `__global__` kernel's clang AST to func/arith/scf/memref/math/gpu (docs/CONVENTIONS-IR.md).
+
+Locals are SSA values in an environment keyed by their declaration; control flow rebuilds them:
+- `if` is `scf.if` yielding the variables either branch assigned;
+- a statement that may leave early (`return` in the kernel or a helper, `continue` in a loop) takes
+  the rest of its sequence into its branches: `if (i >= n) return; REST` is `scf.if (i >= n) {} else
+  {REST}`;
+- a canonical counted `for` is `scf.for` over index, any other loop `scf.while`, the variables the
+  loop assigns being iter_args;
+- `__device__` helpers are inlined; a helper's `return v` sets its frame's return slot.
+
+Clang has already applied C's conversions (implicit casts are `UNEXPOSED_EXPR` with one child), so
+each cast node converts its child to its own type with the `_CONVERSIONS` table. Operators, math
+functions and GPU builtin variables are tables too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import clang.cindex as ci
+from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from lowercheck.errors import Unsupported
+from lowercheck.frontends.cuda import ctype as ct
+from lowercheck.frontends.cuda.ctype import CType
+from lowercheck.frontends.cuda.parse import children, location, member_name, unary_operator
+
+K = ci.CursorKind
+B = ci.BinaryOperator
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A pointer value: a buffer (memref block argument) and an element offset (index) into it."""
+
+    base: SSAValue
+    offset: SSAValue | None
+    ctype: CType
+
+
+@dataclass(frozen=True)
+class Undef:
+    """A variable declared without a value (read before written is undefined behaviour in C)."""
+
+    ctype: CType
+
+
+Value = SSAValue | Ptr | Undef
+
+
+@dataclass
+class Frame:
+    """One function being lowered (the kernel or an inlined helper)."""
+
+    cursor: ci.Cursor
+    returns: CType
+    ret_key: str
+    loop_depth: int = 0
+
+
+# ---------------------------------------------------------------- clang constant evaluation
+@cache
+def _eval_fns():
+    lib = ci.conf.lib
+    fns = {"eval": lib.clang_Cursor_Evaluate, "kind": lib.clang_EvalResult_getKind,
+           "int": lib.clang_EvalResult_getAsLongLong, "uint": lib.clang_EvalResult_getAsUnsigned,
+           "unsigned": lib.clang_EvalResult_isUnsignedInt, "double": lib.clang_EvalResult_getAsDouble,
+           "dispose": lib.clang_EvalResult_dispose}
+    fns["eval"].argtypes, fns["eval"].restype = [ci.Cursor], ctypes.c_void_p
+    for name, restype in (("kind", ctypes.c_int), ("int", ctypes.c_longlong),
+                          ("uint", ctypes.c_ulonglong), ("unsigned", ctypes.c_uint),
+                          ("double", ctypes.c_double), ("dispose", None)):
+        fns[name].argtypes, fns[name].restype = [ctypes.c_void_p], restype
+    return fns
+
+
+def evaluate(cursor: ci.Cursor) -> int | float | None:
+    """Clang's constant value of an expression (literals, sizeof, macros), None when not constant."""
+    fns = _eval_fns()
+    result = fns["eval"](cursor)
+    if not result:
+        return None
+    try:
+        kind = fns["kind"](result)
+        if kind == 1:  # CXEval_Int
+            return int(fns["uint"](result)) if fns["unsigned"](result) else int(fns["int"](result))
+        if kind == 2:  # CXEval_Float
+            return float(fns["double"](result))
+        return None
+    finally:
+        fns["dispose"](result)
+
+
+# ---------------------------------------------------------------- tables
+def _int_or_float(signed_int, unsigned_int, flt):
+    def pick(t: CType):
+        if t.is_float:
+            return flt
+        return signed_int if t.signed else unsigned_int
+
+    return pick
+
+
+_ARITH: dict[B, Callable[[CType], type[Operation] | None]] = {
+    B.Add: _int_or_float(arith.AddiOp, arith.AddiOp, arith.AddfOp),
+    B.Sub: _int_or_float(arith.SubiOp, arith.SubiOp, arith.SubfOp),
+    B.Mul: _int_or_float(arith.MuliOp, arith.MuliOp, arith.MulfOp),
+    B.Div: _int_or_float(arith.DivSIOp, arith.DivUIOp, arith.DivfOp),  # C truncates: divsi
+    B.Rem: _int_or_float(arith.RemSIOp, arith.RemUIOp, None),
+    B.Shl: _int_or_float(arith.ShLIOp, arith.ShLIOp, None),
+    B.Shr: _int_or_float(arith.ShRSIOp, arith.ShRUIOp, None),
+    B.And: _int_or_float(arith.AndIOp, arith.AndIOp, None),
+    B.Or: _int_or_float(arith.OrIOp, arith.OrIOp, None),
+    B.Xor: _int_or_float(arith.XOrIOp, arith.XOrIOp, None),
+}
+_COMPOUND = {B.MulAssign: B.Mul, B.DivAssign: B.Div, B.RemAssign: B.Rem, B.AddAssign: B.Add,
+             B.SubAssign: B.Sub, B.ShlAssign: B.Shl, B.ShrAssign: B.Shr, B.AndAssign: B.And,
+             B.XorAssign: B.Xor, B.OrAssign: B.Or}
+# predicate for (signed int, unsigned int, float); floats use ordered compares, `!=` unordered as C.
+_COMPARE = {B.LT: ("slt", "ult", "olt"), B.GT: ("sgt", "ugt", "ogt"), B.LE: ("sle", "ule", "ole"),
+            B.GE: ("sge", "uge", "oge"), B.EQ: ("eq", "eq", "oeq"), B.NE: ("ne", "ne", "une")}
+_BUILTIN_VARS = {"threadIdx": gpu.ThreadIdOp, "blockIdx": gpu.BlockIdOp, "blockDim": gpu.BlockDimOp,
+                 "gridDim": gpu.GridDimOp}
+_DIMS = {"x": gpu.DimensionEnum.X, "y": gpu.DimensionEnum.Y, "z": gpu.DimensionEnum.Z}
+_SHIFTS = (B.Shl, B.Shr)
+_LOOPS = (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT)
+_CASTS = (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
+          K.CXX_CONST_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR)
+
+
+def _math_table() -> dict[str, Callable[[list[SSAValue], CType], list[Operation]]]:
+    """Math functions by name: C (`expf`, `exp`), CUDA's float overloads and fast intrinsics."""
+    unary = {"exp": mathd.ExpOp, "exp2": mathd.Exp2Op, "expm1": mathd.ExpM1Op, "log": mathd.LogOp,
+             "log2": mathd.Log2Op, "log10": mathd.Log10Op, "log1p": mathd.Log1pOp,
+             "sqrt": mathd.SqrtOp, "rsqrt": mathd.RsqrtOp, "cbrt": mathd.CbrtOp, "sin": mathd.SinOp,
+             "cos": mathd.CosOp, "tan": mathd.TanOp, "asin": mathd.AsinOp, "acos": mathd.AcosOp,
+             "atan": mathd.AtanOp, "sinh": mathd.SinhOp, "cosh": mathd.CoshOp, "tanh": mathd.TanhOp,
+             "asinh": mathd.AsinhOp, "acosh": mathd.AcoshOp, "atanh": mathd.AtanhOp,
+             "erf": mathd.ErfOp, "fabs": mathd.AbsFOp, "floor": mathd.FloorOp, "ceil": mathd.CeilOp,
+             "trunc": mathd.TruncOp, "round": mathd.RoundOp, "rint": mathd.RoundEvenOp}
+    binary = {"pow": mathd.PowFOp, "atan2": mathd.Atan2Op, "copysign": mathd.CopySignOp,
+              "fmax": arith.MaximumfOp, "fmin": arith.MinimumfOp}
+    table: dict[str, Callable[[list[SSAValue], CType], list[Operation]]] = {}
+    for name, op in unary.items():
+        for spelling in (name, name + "f", "__" + name + "f"):
+            table[spelling] = lambda a, t, op=op: [op(a[0])]
+    for name, op in binary.items():
+        for spelling in (name, name + "f", "__" + name + "f"):
+            table[spelling] = lambda a, t, op=op: [op(a[0], a[1])]
+    table["fma"] = table["fmaf"] = lambda a, t: [mathd.FmaOp(a[0], a[1], a[2])]
+    table["__fdividef"] = lambda a, t: [arith.DivfOp(a[0], a[1])]
+    table["abs"] = table["llabs"] = lambda a, t: [mathd.AbsIOp(a[0])]
+    table["min"] = lambda a, t: [_int_or_float(arith.MinSIOp, arith.MinUIOp, arith.MinimumfOp)(t)(a[0], a[1])]
+    table["max"] = lambda a, t: [_int_or_float(arith.MaxSIOp, arith.MaxUIOp, arith.MaximumfOp)(t)(a[0], a[1])]
+    return table
+
+
+_MATH = _math_table()
+
+
+def _strip(cursor: ci.Cursor) -> ci.Cursor:
+    """The expression under parentheses and implicit casts."""
+    while cursor.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(cursor)) == 1:
+        cursor = children(cursor)[0]
+    return cursor
+
+
+def _decl_key(cursor: ci.Cursor) -> int:
+    return cursor.hash
+
+
+# ---------------------------------------------------------------- the lowering
+class KernelLowering:
+    """Lowers one kernel (and the helpers it calls) into a `func.func` with the `gpu.kernel` attribute."""
+
+    def __init__(self, shown: str):
+        self.shown = shown
+        self.block: Block = Block()
+        self.env: dict[object, Value] = {}
+        self.types: dict[object, CType] = {}
+        self.frames: list[Frame] = []
+
+    # -------------------------------------------------------- helpers
+    def where(self, cursor: ci.Cursor):
+        return location(cursor, self.shown)
+
+    def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
+        return Unsupported(f"{what} is not supported by the CUDA front end", self.where(cursor))
+
+    def _loc(self, cursor: ci.Cursor) -> FileLineColLoc:
+        loc = self.where(cursor)
+        return FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.column))
+
+    def emit(self, op: Operation, cursor: ci.Cursor) -> Operation:
+        op.location = self._loc(cursor)
+        self.block.add_op(op)
+        return op
+
+    def emit1(self, op: Operation, cursor: ci.Cursor) -> SSAValue:
+        return self.emit(op, cursor).results[0]
+
+    def ctype(self, t: ci.Type, cursor: ci.Cursor) -> CType:
+        found = ct.from_clang(t)
+        if found is None:
+            raise self.unsupported(f"the type `{t.spelling}`", cursor)
+        return found
+
+    def constant(self, value: int | float, t: CType, cursor: ci.Cursor) -> SSAValue:
+        if t.is_float:
+            return self.emit1(arith.ConstantOp(FloatAttr(float(value), t.ir)), cursor)
+        if t.kind == "index":
+            return self.emit1(arith.ConstantOp(IntegerAttr(int(value), IndexType())), cursor)
+        bits = t.bits
+        v = int(value) & ((1 << bits) - 1)
+        if bits > 1 and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return self.emit1(arith.ConstantOp(IntegerAttr(v, IntegerType(bits))), cursor)
+
+    def index_const(self, value: int, cursor: ci.Cursor) -> SSAValue:
+        return self.emit1(arith.ConstantOp(IntegerAttr(value, IndexType())), cursor)
+
+    def to_index(self, v: SSAValue, t: CType, cursor: ci.Cursor) -> SSAValue:
+        """An integer as an index; unsigned values narrower than 64 bits are zero-extended first."""
+        if not t.is_int:
+            raise self.unsupported("a non-integer index", cursor)
+        if not t.signed and t.bits < 64:
+            v = self.emit1(arith.ExtUIOp(v, IntegerType(64)), cursor)
+        return self.emit1(arith.IndexCastOp(v, IndexType()), cursor)
+
+    def scalar(self, v: Value, cursor: ci.Cursor) -> SSAValue:
+        if isinstance(v, Ptr):
+            raise self.unsupported("this use of a pointer value", cursor)
+        if isinstance(v, Undef):
+            return self.constant(0, v.ctype, cursor)
+        return v
+
+    # -------------------------------------------------------- conversions
+    def convert(self, v: Value, src: CType, dst: CType, cursor: ci.Cursor) -> Value:
+        if src == dst:
+            return v
+        if src.kind == "ptr" or dst.kind == "ptr":
+            if src.kind == dst.kind == "ptr" and src.elem == dst.elem:
+                return v
+            raise self.unsupported(f"a conversion between `{src.dtype if src.kind != 'ptr' else 'pointer'}` "
+                                   "and a pointer of another type", cursor)
+        if dst.kind == "void":
+            return v
+        if isinstance(v, Undef):
+            return Undef(dst)
+        if src.kind == dst.kind and src.bits == dst.bits:
+            return v  # only the signedness changes: the ops carry it
+        rule = _CONVERSIONS.get((src.kind, dst.kind))
+        if rule is None:
+            raise self.unsupported(f"a conversion from {src.kind} to {dst.kind}", cursor)
+        return rule(self, v, src, dst, cursor)
+
+    def to_bool(self, v: Value, t: CType, cursor: ci.Cursor) -> SSAValue:
+        return self.scalar(self.convert(v, t, ct.BOOL, cursor), cursor)
+
+    # -------------------------------------------------------- kernels and helpers
+    def lower_kernel(self, fn: ci.Cursor) -> func.FuncOp:
+        params = [c for c in children(fn) if c.kind == K.PARM_DECL]
+        types = [self.ctype(p.type, p) for p in params]
+        self.block = Block(arg_types=[t.ir for t in types])
+        for p, t, arg in zip(params, types, self.block.args):
+            arg.name_hint = p.spelling or None
+            arg.location = self._loc(p)
+            self.bind(p, Ptr(arg, None, t) if t.kind == "ptr" else arg, t)
+        body = self._body(fn)
+        self.frames.append(Frame(fn, ct.VOID, f"return:{fn.spelling}"))
+        self.seq(children(body))
+        self.frames.pop()
+        self.emit(func.ReturnOp(), fn)
+        op = func.FuncOp(fn.spelling, ([t.ir for t in types], []), Region(self.block))
+        op.location = self._loc(fn)
+        op.attributes["gpu.kernel"] = UnitAttr()
+        return op
+
+    def _body(self, fn: ci.Cursor) -> ci.Cursor:
+        definition = fn.get_definition() or fn
+        body = next((c for c in children(definition) if c.kind == K.COMPOUND_STMT), None)
+        if body is None:
+            raise self.unsupported(f"calling `{fn.spelling}` without a definition in the file", fn)
+        return body
+
+    def bind(self, decl: ci.Cursor, v: Value, t: CType) -> None:
+        self.env[_decl_key(decl)] = v
+        self.types[_decl_key(decl)] = t
+
+    def inline(self, call: ci.Cursor, callee: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        definition = callee.get_definition()
+        if definition is None:
+            raise self.unsupported(f"calling `{callee.spelling}`, which has no definition in the file", call)
+        if any(f.cursor == definition for f in self.frames):
+            raise Unsupported(f"recursive call to `{callee.spelling}` (device functions are inlined)",
+                              self.where(call), hint="rewrite the recursion as a loop")
+        params = [c for c in children(definition) if c.kind == K.PARM_DECL]
+        if len(params) != len(args):
+            raise self.unsupported(f"calling `{callee.spelling}` with default arguments", call)
+        values = [self.expr(a) for a in args]
+        ret = self.ctype(definition.result_type, call)
+        frame = Frame(definition, ret, f"return:{definition.spelling}:{len(self.frames)}")
+        outer_keys = set(self.env)
+        for p, a, (v, t) in zip(params, args, values):
+            pt = self.ctype(p.type, p)
+            self.bind(p, self.convert(v, t, pt, a), pt)
+        if ret.kind != "void":
+            self.env[frame.ret_key] = Undef(ret)
+            self.types[frame.ret_key] = ret
+        self.frames.append(frame)
+        self.seq(children(self._body(definition)))
+        self.frames.pop()
+        result = self.env.pop(frame.ret_key, None)
+        for key in list(self.env):  # the helper's locals end with it
+            if key not in outer_keys:
+                del self.env[key]
+        if ret.kind == "void":
+            return Undef(ct.VOID), ct.VOID
+        return self.scalar(result, call) if not isinstance(result, Ptr) else result, ret
+
+    # -------------------------------------------------------- statements
+    def seq(self, stmts: list[ci.Cursor]) -> None:
+        """Lower a statement sequence; an early exit takes the rest of the sequence into its branches."""
+        for k, s in enumerate(stmts):
+            rest = stmts[k + 1:]
+            if s.kind == K.COMPOUND_STMT and self._exits(s):
+                return self.seq(children(s) + rest)
+            if s.kind == K.IF_STMT and self._exits(s):
+                return self._if(s, rest)
+            if s.kind == K.RETURN_STMT:
+                return self._return(s)
+            if s.kind == K.CONTINUE_STMT:
+                if not self.frames[-1].loop_depth:
+                    raise self.unsupported("`continue` outside a loop", s)
+                return None
+            self.stmt(s)
+        return None
+
+    def _exits(self, s: ci.Cursor, in_loop: bool = False) -> bool:
+        """Whether `s` may return, or `continue` the loop around it."""
+        if s.kind == K.RETURN_STMT or (s.kind == K.CONTINUE_STMT and not in_loop):
+            return True
+        nested = in_loop or s.kind in _LOOPS
+        return any(self._exits(c, nested) for c in children(s))
+
+    def _return(self, s: ci.Cursor) -> None:
+        frame = self.frames[-1]
+        if frame.loop_depth:
+            raise self.unsupported("`return` inside a loop", s)
+        kids = children(s)
+        if kids and frame.returns.kind != "void":
+            v, t = self.expr(kids[0])
+            self.env[frame.ret_key] = self.convert(v, t, frame.returns, s)
+        elif kids:
+            self.expr(kids[0])
+
+    def stmt(self, s: ci.Cursor) -> None:
+        handler = _STATEMENTS.get(s.kind)
+        if handler is not None:
+            handler(self, s)
+        elif s.kind.is_expression():
+            self.expr(s)
+        else:
+            raise self.unsupported(f"the statement `{s.kind.name.lower()}`", s)
+
+    def _compound(self, s: ci.Cursor) -> None:
+        self.seq(children(s))
+
+    def _decl(self, s: ci.Cursor) -> None:
+        for var in children(s):
+            if var.kind != K.VAR_DECL:
+                raise self.unsupported(f"the declaration `{var.kind.name.lower()}`", var)
+            if any(c.kind == K.CUDASHARED_ATTR for c in children(var)):
+                raise self.unsupported("`__shared__` memory", var)
+            t = self.ctype(var.type, var)
+            init = [c for c in children(var) if c.kind.is_expression()]
+            if init:
+                v, vt = self.expr(init[-1])
+                self.bind(var, self.convert(v, vt, t, var), t)
+            else:
+                self.bind(var, Undef(t), t)
+
+    def _branch(self, stmts: list[ci.Cursor], outer: dict[object, Value]) -> tuple[Block, dict[object, Value]]:
+        saved = self.block
+        self.block, self.env = Block(), dict(outer)
+        self.seq(stmts)
+        block, env = self.block, self.env
+        self.block = saved
+        return block, env
+
+    def _if(self, s: ci.Cursor, rest: list[ci.Cursor] | None = None) -> None:
+        kids = children(s)
+        if len(kids) not in (2, 3) or not kids[0].kind.is_expression():
+            raise self.unsupported("an `if` with an initializer or a condition variable", s)
+        cond = self.to_bool(*self.expr(kids[0]), kids[0])
+        then_stmts = [kids[1]] + (rest or [])
+        else_stmts = ([kids[2]] if len(kids) == 3 else []) + (rest or [])
+        outer = self.env
+        then_block, then_env = self._branch(then_stmts, outer)
+        else_block, else_env = self._branch(else_stmts, outer)
+        keys = self._changed(outer, [then_env, else_env], s)
+        then_vals = self._yield_values(then_block, then_env, keys, s)
+        else_vals = self._yield_values(else_block, else_env, keys, s)
+        then_block.add_op(self._at(scf.YieldOp(*then_vals), s))
+        regions_else = None
+        if keys or else_block.ops:
+            else_block.add_op(self._at(scf.YieldOp(*else_vals), s))
+            regions_else = [else_block]
+        op = scf.IfOp(cond, [v.type for v in then_vals], [then_block], regions_else)
+        self.emit(op, s)
+        self.env = dict(outer)
+        for key, result in zip(keys, op.results):
+            self.env[key] = result
+
+    def _at(self, op: Operation, cursor: ci.Cursor) -> Operation:
+        op.location = self._loc(cursor)
+        return op
+
+    def _changed(self, outer: dict[object, Value], envs: list[dict[object, Value]],
+                 cursor: ci.Cursor) -> list[object]:
+        keys = []
+        for key, before in outer.items():
+            if any(env.get(key, before) is not before for env in envs):
+                if isinstance(before, Ptr) or any(isinstance(env.get(key), Ptr) for env in envs):
+                    raise self.unsupported("a pointer variable assigned under control flow", cursor)
+                keys.append(key)
+        return keys
+
+    def _yield_values(self, block: Block, env: dict[object, Value], keys: list[object],
+                      cursor: ci.Cursor) -> list[SSAValue]:
+        saved, self.block = self.block, block
+        values = [self.scalar(env[k], cursor) if not isinstance(env[k], Undef)
+                  else self.constant(0, env[k].ctype, cursor) for k in keys]
+        self.block = saved
+        return values
+
+    # -------------------------------------------------------- loops
+    def _assigned(self, cursors: list[ci.Cursor]) -> set[int]:
+        """Declarations that `cursors` assign (=, op=, ++, --)."""
+        found: set[int] = set()
+        for root in cursors:
+            stack = [root]
+            while stack:
+                c = stack.pop()
+                kids = children(c)
+                stack.extend(kids)
+                target = None
+                if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and c.binary_operator.is_assignment:
+                    target = _strip(kids[0])
+                elif c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in ("pre++", "pre--", "post++", "post--"):
+                    target = _strip(kids[0])
+                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                    found.add(_decl_key(target.referenced))
+        return found
+
+    def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor) -> list[object]:
+        assigned = self._assigned(cursors)
+        keys = [k for k in self.env if k in assigned]
+        for k in keys:
+            if isinstance(self.env[k], Ptr):
+                raise self.unsupported("a pointer variable assigned in a loop", cursor)
+            if isinstance(self.env[k], Undef):
+                self.env[k] = self.constant(0, self.types[k], cursor)
+        return keys
+
+    def _for_parts(self, s: ci.Cursor) -> tuple[ci.Cursor | None, ci.Cursor | None, ci.Cursor | None, ci.Cursor]:
+        """(init, cond, inc, body) of a `for`; libclang omits the missing ones, so place them by `;`."""
+        kids = children(s)
+        body = kids[-1]
+        semis, depth = [], 0
+        for tok in s.get_tokens():
+            if tok.spelling == "(":
+                depth += 1
+            elif tok.spelling == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif tok.spelling == ";" and depth == 1:
+                semis.append(tok.extent.start.offset)
+        if len(semis) != 2:
+            raise self.unsupported("this `for` header", s)
+        init = cond = inc = None
+        for c in kids[:-1]:
+            start = c.extent.start.offset
+            if start < semis[0]:
+                init = c
+            elif start < semis[1]:
+                cond = c
+            else:
+                inc = c
+        return init, cond, inc, body
+
+    def _for(self, s: ci.Cursor) -> None:
+        init, cond, inc, body = self._for_parts(s)
+        counted = self._counted(init, cond, inc, body)
+        if counted is not None:
+            return self._scf_for(s, *counted, body)
+        if init is not None:
+            self.stmt(init)
+        return self._while(s, cond, body, inc)
+
+    def _counted(self, init, cond, inc, body):
+        """(var, lower bound, upper bound, inclusive, step) when the loop is `for (T i = a; i < b; i += s)`."""
+        if init is None or cond is None or inc is None or init.kind != K.DECL_STMT:
+            return None
+        decls = children(init)
+        if len(decls) != 1 or decls[0].kind != K.VAR_DECL:
+            return None
+        var = decls[0]
+        t = ct.from_clang(var.type)
+        inits = [c for c in children(var) if c.kind.is_expression()]
+        if t is None or t.kind != "int" or not inits:
+            return None
+        key = _decl_key(var)
+        if key in self._assigned([body]):
+            return None
+        c = _strip(cond)
+        if c.kind != K.BINARY_OPERATOR or c.binary_operator not in (B.LT, B.LE):
+            return None
+        lhs, rhs = children(c)
+        if not self._refers_to(lhs, key) or not self._invariant(rhs, body, inc, key):
+            return None
+        step = self._step(inc, key, body)
+        if step is None:
+            return None
+        return var, inits[-1], rhs, c.binary_operator == B.LE, step
+
+    @staticmethod
+    def _refers_to(cursor: ci.Cursor, key: int) -> bool:
+        c = _strip(cursor)
+        return c.kind == K.DECL_REF_EXPR and c.referenced is not None and _decl_key(c.referenced) == key
+
+    def _invariant(self, e: ci.Cursor, body: ci.Cursor, inc: ci.Cursor, key: int) -> bool:
+        """`e` reads no memory, calls nothing, and no variable it reads changes in the loop."""
+        assigned = self._assigned([body, inc]) | {key}
+        for c in _walk(e):
+            if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR) or (
+                    c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
+                return False
+            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and _decl_key(c.referenced) in assigned:
+                return False
+        return True
+
+    def _step(self, inc: ci.Cursor, key: int, body: ci.Cursor) -> ci.Cursor | int | None:
+        """The step of `i++`, `++i`, `i += s`, `i = i + s` when s is invariant and positive."""
+        c = _strip(inc)
+        if c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in ("pre++", "post++"):
+            return 1 if self._refers_to(children(c)[0], key) else None
+        if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and c.binary_operator == B.AddAssign:
+            target, step = children(c)
+        elif c.kind == K.BINARY_OPERATOR and c.binary_operator == B.Assign:
+            target, value = children(c)
+            v = _strip(value)
+            if v.kind != K.BINARY_OPERATOR or v.binary_operator != B.Add:
+                return None
+            a, step = children(v)
+            if not self._refers_to(a, key):
+                return None
+        else:
+            return None
+        if not self._refers_to(target, key) or not self._invariant(step, body, inc, key):
+            return None
+        return step if self._positive(step) else None
+
+    def _positive(self, e: ci.Cursor) -> bool:
+        """Provably positive: a positive constant, blockDim/gridDim, and sums and products of those."""
+        value = evaluate(e)
+        if isinstance(value, int):
+            return value > 0
+        c = _strip(e)
+        if c.kind == K.MEMBER_REF_EXPR:
+            base = _strip(children(c)[0]) if children(c) else None
+            return base is not None and base.spelling in ("blockDim", "gridDim")
+        if c.kind == K.BINARY_OPERATOR and c.binary_operator in (B.Add, B.Mul):
+            return all(self._positive(k) for k in children(c))
+        if c.kind in _CASTS and children(c):
+            return self._positive(children(c)[-1])
+        return False
+
+    def _scf_for(self, s, var, init, bound, inclusive, step, body) -> None:
+        t = self.ctype(var.type, var)
+        lo, lo_t = self.expr(init)
+        lo = self.to_index(self.scalar(self.convert(lo, lo_t, t, init), init), t, init)
+        hi_v, hi_t = self.expr(bound)
+        hi = self.to_index(self.scalar(hi_v, bound), hi_t, bound)
+        if inclusive:
+            hi = self.emit1(arith.AddiOp(hi, self.index_const(1, bound)), bound)
+        if isinstance(step, int):
+            st = self.index_const(step, s)
+        else:
+            sv, st_t = self.expr(step)
+            st = self.to_index(self.scalar(sv, step), st_t, step)
+        key = _decl_key(var)
+        carried = self._carried([body], s)
+        outer = self.env
+        block = self._loop_block([IndexType()] + [self.env[k].type for k in carried], s)
+        saved = self.block
+        self.block, self.env = block, dict(outer)
+        for k, arg in zip(carried, block.args[1:]):
+            self.env[k] = arg
+        iv = self.emit1(arith.IndexCastOp(block.args[0], t.ir), var)
+        self.bind(var, iv, t)
+        self.frames[-1].loop_depth += 1
+        self.seq([body])
+        self.frames[-1].loop_depth -= 1
+        values = self._yield_values(block, self.env, carried, s)
+        block.add_op(self._at(scf.YieldOp(*values), s))
+        self.block = saved
+        op = scf.ForOp(lo, hi, st, [outer[k] for k in carried], block)
+        self.emit(op, s)
+        self.env = dict(outer)
+        for k, r in zip(carried, op.results):
+            self.env[k] = r
+
+    def _loop_block(self, types: list[Attribute], s: ci.Cursor) -> Block:
+        block = Block(arg_types=types)
+        for arg in block.args:
+            arg.location = self._loc(s)
+        return block
+
+    def _while_stmt(self, s: ci.Cursor) -> None:
+        cond, body = children(s)[0], children(s)[-1]
+        self._while(s, cond, body, None)
+
+    def _do(self, s: ci.Cursor) -> None:
+        body, cond = children(s)[0], children(s)[-1]
+        self._while(s, cond, body, None, body_first=True)
+
+    def _while(self, s, cond, body, inc, body_first: bool = False) -> None:
+        """`scf.while`: the before region tests `cond` (after the body for do-while), the after region
+        runs the body and the increment."""
+        parts = [p for p in (cond, body, inc) if p is not None]
+        if any(c.kind == K.BREAK_STMT for p in parts for c in _walk_loop(p)):
+            raise self.unsupported("`break`", s)
+        carried = self._carried(parts, s)
+        types = [self.env[k].type for k in carried]
+        outer = self.env
+        saved = self.block
+        frame = self.frames[-1]
+
+        before = self._loop_block(types, s)
+        self.block, self.env = before, dict(outer)
+        for k, arg in zip(carried, before.args):
+            self.env[k] = arg
+        if body_first:
+            frame.loop_depth += 1
+            self.seq([body])
+            frame.loop_depth -= 1
+        flag = self.to_bool(*self.expr(cond), cond) if cond is not None else self.constant(1, ct.BOOL, s)
+        values = self._yield_values(before, self.env, carried, s)
+        before.add_op(self._at(scf.ConditionOp(flag, *values), s))
+
+        after = self._loop_block(types, s)
+        self.block, self.env = after, dict(outer)
+        for k, arg in zip(carried, after.args):
+            self.env[k] = arg
+        if not body_first:
+            frame.loop_depth += 1
+            self.seq([body])
+            frame.loop_depth -= 1
+            if inc is not None:
+                self.expr(inc)
+        values = self._yield_values(after, self.env, carried, s)
+        after.add_op(self._at(scf.YieldOp(*values), s))
+
+        self.block = saved
+        op = scf.WhileOp([outer[k] for k in carried], types, [before], [after])
+        self.emit(op, s)
+        self.env = dict(outer)
+        for k, r in zip(carried, op.results):
+            self.env[k] = r
+
+    # -------------------------------------------------------- expressions
+    def expr(self, e: ci.Cursor) -> tuple[Value, CType]:
+        handler = _EXPRESSIONS.get(e.kind)
+        if handler is None:
+            raise self.unsupported(f"the expression `{_text(e)}` ({e.kind.name.lower()})", e)
+        return handler(self, e)
+
+    def _literal(self, e: ci.Cursor) -> tuple[Value, CType]:
+        t = self.ctype(e.type, e)
+        value = evaluate(e)
+        if value is None:
+            raise self.unsupported(f"the literal `{_text(e)}`", e)
+        return self.constant(value, t, e), t
+
+    def _paren(self, e: ci.Cursor) -> tuple[Value, CType]:
+        return self.expr(children(e)[0])
+
+    def _cast(self, e: ci.Cursor) -> tuple[Value, CType]:
+        kids = [c for c in children(e) if c.kind.is_expression()]
+        if len(kids) != 1:
+            value = evaluate(e) if not kids else None
+            if value is not None:
+                return self._literal(e)
+            raise self.unsupported(f"the expression `{_text(e)}`", e)
+        t = self.ctype(e.type, e)
+        v, src = self.expr(kids[0])
+        return self.convert(v, src, t, e), t
+
+    def _decl_ref(self, e: ci.Cursor) -> tuple[Value, CType]:
+        decl = e.referenced
+        if decl is None:
+            raise self.unsupported(f"`{e.spelling}`", e)
+        if decl.kind == K.ENUM_CONSTANT_DECL:
+            return self.constant(decl.enum_value, ct.INT, e), ct.INT
+        key = _decl_key(decl)
+        if key in self.env:
+            return self.env[key], self.types[key]
+        if decl.kind == K.VAR_DECL:
+            value = evaluate(e)
+            if value is not None:  # a global `const`/`constexpr` or a macro-like constant
+                t = self.ctype(e.type, e)
+                return self.constant(value, t, e), t
+            if decl.spelling == "warpSize":
+                return self.constant(32, ct.INT, e), ct.INT
+        raise self.unsupported(f"the variable `{decl.spelling}` (globals, `__constant__` memory)", e)
+
+    def _member(self, e: ci.Cursor) -> tuple[Value, CType]:
+        kids = children(e)
+        base = _strip(kids[0]) if kids else None
+        op = _BUILTIN_VARS.get(base.spelling) if base is not None and base.kind == K.DECL_REF_EXPR else None
+        dim = _DIMS.get(member_name(e))
+        if op is None or dim is None:
+            raise self.unsupported(f"the member access `{_text(e)}` (structs)", e)
+        index = self.emit1(op(gpu.DimensionAttr(dim)), e)
+        return self.emit1(arith.IndexCastOp(index, IntegerType(32)), e), ct.UINT
+
+    def _subscript_ptr(self, e: ci.Cursor) -> Ptr:
+        """The address `&p[i]` of a subscript, or of `*p`."""
+        if e.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index = children(e)
+            p, pt = self.expr(base)
+            if not isinstance(p, Ptr):
+                raise self.unsupported(f"subscripting `{_text(base)}` (arrays)", e)
+            i, it = self.expr(index)
+            return self.offset(p, self.scalar(i, index), it, e, subtract=False)
+        if e.kind == K.UNARY_OPERATOR and unary_operator(e, self.shown) == "*":
+            p, _ = self.expr(children(e)[0])
+            if isinstance(p, Ptr):
+                return p
+        if e.kind == K.PAREN_EXPR:
+            return self._subscript_ptr(children(e)[0])
+        raise self.unsupported(f"the memory access `{_text(e)}`", e)
+
+    def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool) -> Ptr:
+        idx = self.to_index(i, it, e)
+        if p.offset is None and not subtract:
+            return Ptr(p.base, idx, p.ctype)
+        base = p.offset if p.offset is not None else self.index_const(0, e)
+        op = arith.SubiOp(base, idx) if subtract else arith.AddiOp(base, idx)
+        return Ptr(p.base, self.emit1(op, e), p.ctype)
+
+    def load(self, p: Ptr, e: ci.Cursor) -> SSAValue:
+        idx = p.offset if p.offset is not None else self.index_const(0, e)
+        return self.emit1(memref.LoadOp.get(p.base, [idx]), e)
+
+    def store(self, p: Ptr, v: SSAValue, e: ci.Cursor) -> None:
+        idx = p.offset if p.offset is not None else self.index_const(0, e)
+        self.emit(memref.StoreOp.get(v, p.base, [idx]), e)
+
+    def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
+        p = self._subscript_ptr(e)
+        assert p.ctype.elem is not None
+        return self.load(p, e), p.ctype.elem
+
+    # assignment targets: a local variable or a memory location
+    def read(self, target: ci.Cursor) -> tuple[Value, CType]:
+        return self.expr(target)
+
+    def write(self, target: ci.Cursor, v: Value, t: CType, e: ci.Cursor) -> None:
+        target = _strip_parens(target)
+        if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+            key = _decl_key(target.referenced)
+            if key not in self.env:
+                raise self.unsupported(f"assigning `{target.spelling}` (globals)", e)
+            self.env[key] = self.convert(v, t, self.types[key], e)
+            return
+        p = self._subscript_ptr(target)
+        assert p.ctype.elem is not None
+        self.store(p, self.scalar(self.convert(v, t, p.ctype.elem, e), e), e)
+
+    def _binary(self, e: ci.Cursor) -> tuple[Value, CType]:
+        op = e.binary_operator
+        lhs, rhs = children(e)
+        if op == B.Assign:
+            v, t = self.expr(rhs)
+            self.write(lhs, v, t, e)
+            return v, t
+        if op in (B.LAnd, B.LOr):
+            return self._logical(e, op, lhs, rhs)
+        if op == B.Comma:
+            self.expr(lhs)
+            return self.expr(rhs)
+        a, at = self.expr(lhs)
+        b, bt = self.expr(rhs)
+        if op in _COMPARE:
+            return self._compare(op, a, at, b, bt, e), ct.BOOL
+        return self.arith(op, a, at, b, bt, self.ctype(e.type, e), e)
+
+    def arith(self, op: B, a: Value, at: CType, b: Value, bt: CType, rt: CType,
+              e: ci.Cursor) -> tuple[Value, CType]:
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            return self._pointer_arith(op, a, at, b, bt, e)
+        pick = _ARITH.get(op)
+        cls = pick(rt) if pick else None
+        if cls is None:
+            raise self.unsupported(f"the operator in `{_text(e)}` on {rt.dtype}", e)
+        a = self.scalar(self.convert(a, at, rt, e), e)
+        if op in _SHIFTS:  # the shift count keeps its own type in C
+            b = self.scalar(self.convert(b, bt, CType("int", rt.bits, bt.signed), e), e)
+        else:
+            b = self.scalar(self.convert(b, bt, rt, e), e)
+        return self.emit1(cls(a, b), e), rt
+
+    def _pointer_arith(self, op, a, at, b, bt, e) -> tuple[Value, CType]:
+        if op == B.Add and isinstance(a, Ptr) and not isinstance(b, Ptr):
+            return self.offset(a, self.scalar(b, e), bt, e, subtract=False), at
+        if op == B.Add and isinstance(b, Ptr) and not isinstance(a, Ptr):
+            return self.offset(b, self.scalar(a, e), at, e, subtract=False), bt
+        if op == B.Sub and isinstance(a, Ptr) and not isinstance(b, Ptr):
+            return self.offset(a, self.scalar(b, e), bt, e, subtract=True), at
+        raise self.unsupported(f"the pointer arithmetic `{_text(e)}`", e)
+
+    def _compare(self, op: B, a, at: CType, b, bt: CType, e: ci.Cursor) -> SSAValue:
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            raise self.unsupported(f"comparing pointers in `{_text(e)}`", e)
+        t = ct.common(at, bt) if at != bt else at
+        a = self.scalar(self.convert(a, at, t, e), e)
+        b = self.scalar(self.convert(b, bt, t, e), e)
+        signed, unsigned, flt = _COMPARE[op]
+        if t.is_float:
+            return self.emit1(arith.CmpfOp(a, b, flt), e)
+        return self.emit1(arith.CmpiOp(a, b, signed if t.signed else unsigned), e)
+
+    def _compound_assign(self, e: ci.Cursor) -> tuple[Value, CType]:
+        op = _COMPOUND[e.binary_operator]
+        lhs, rhs = children(e)
+        old, lt = self.read(lhs)
+        b, bt = self.expr(rhs)
+        if lt.kind == "ptr":
+            new, nt = self._pointer_arith(op, old, lt, b, bt, e)
+        else:
+            computation = ct.promote(lt) if op in _SHIFTS else ct.common(lt, bt)
+            new, nt = self.arith(op, old, lt, b, bt, computation, e)
+        self.write(lhs, new, nt, e)
+        return self.read(lhs) if _strip_parens(lhs).kind == K.DECL_REF_EXPR else (new, nt)
+
+    def _logical(self, e, op, lhs, rhs) -> tuple[Value, CType]:
+        """`&&`/`||`: arith.andi/ori when the right side is a pure computation, else scf.if, so that
+        `i < n && x[i] > 0` never reads `x[i]` out of bounds."""
+        a = self.to_bool(*self.expr(lhs), lhs)
+        if _pure(rhs, self.shown):
+            b = self.to_bool(*self.expr(rhs), rhs)
+            return self.emit1((arith.AndIOp if op == B.LAnd else arith.OrIOp)(a, b), e), ct.BOOL
+        return self._select_region(e, a, rhs, None, short_circuit=op), ct.BOOL
+
+    def _conditional(self, e: ci.Cursor) -> tuple[Value, CType]:
+        cond, yes, no = children(e)
+        c = self.to_bool(*self.expr(cond), cond)
+        t = self.ctype(e.type, e)
+        if _pure(yes, self.shown) and _pure(no, self.shown):
+            a, at = self.expr(yes)
+            b, bt = self.expr(no)
+            a = self.scalar(self.convert(a, at, t, yes), yes)
+            b = self.scalar(self.convert(b, bt, t, no), no)
+            return self.emit1(arith.SelectOp(c, a, b), e), t
+        return self._select_region(e, c, yes, no, result=t), t
+
+    def _select_region(self, e, cond: SSAValue, yes, no, short_circuit=None, result: CType = ct.BOOL) -> SSAValue:
+        """An scf.if computing a value: `c ? yes : no`, or `a && b` / `a || b` (short_circuit)."""
+        outer = self.env
+        saved = self.block
+        blocks, envs, values = [], [], []
+        for arm in ("then", "else"):
+            self.block, self.env = Block(), dict(outer)
+            if short_circuit is not None:
+                evaluates = (arm == "then") == (short_circuit == B.LAnd)
+                if evaluates:
+                    v = self.to_bool(*self.expr(yes), yes)
+                else:
+                    v = self.constant(1 if short_circuit == B.LOr else 0, ct.BOOL, e)
+            else:
+                arm_cursor = yes if arm == "then" else no
+                v, vt = self.expr(arm_cursor)
+                v = self.scalar(self.convert(v, vt, result, arm_cursor), arm_cursor)
+            blocks.append(self.block)
+            envs.append(self.env)
+            values.append(v)
+        self.block = saved
+        keys = self._changed(outer, envs, e)
+        for block, env, v in zip(blocks, envs, values):
+            vals = self._yield_values(block, env, keys, e)
+            block.add_op(self._at(scf.YieldOp(v, *vals), e))
+        op = scf.IfOp(cond, [values[0].type] + [outer[k].type if not isinstance(outer[k], Undef)
+                                                 else outer[k].ctype.ir for k in keys], [blocks[0]], [blocks[1]])
+        self.emit(op, e)
+        self.env = dict(outer)
+        for key, r in zip(keys, op.results[1:]):
+            self.env[key] = r
+        return op.results[0]
+
+    def _unary(self, e: ci.Cursor) -> tuple[Value, CType]:
+        kind = unary_operator(e, self.shown)
+        operand = children(e)[0]
+        if kind in ("pre++", "pre--", "post++", "post--"):
+            old, t = self.read(operand)
+            one_t = ct.INT if t.kind == "ptr" else t
+            one = self.constant(1, one_t, e)
+            new, nt = self.arith(B.Add if "++" in kind else B.Sub, old, t, one, one_t, t, e)
+            self.write(operand, new, nt, e)
+            return (new, nt) if kind.startswith("pre") else (old, t)
+        if kind == "&":
+            return self._subscript_ptr(_strip_parens(operand)), self.ctype(e.type, e)
+        if kind == "*":
+            p = self._subscript_ptr(e)
+            assert p.ctype.elem is not None
+            return self.load(p, e), p.ctype.elem
+        v, t = self.expr(operand)
+        rt = self.ctype(e.type, e)
+        if kind == "+":
+            return self.convert(v, t, rt, e), rt
+        if kind == "!":
+            b = self.to_bool(v, t, e)
+            return self.emit1(arith.XOrIOp(b, self.constant(1, ct.BOOL, e)), e), ct.BOOL
+        v = self.scalar(self.convert(v, t, rt, e), e)
+        if kind == "-":
+            if rt.is_float:
+                return self.emit1(arith.NegfOp(v), e), rt
+            return self.emit1(arith.SubiOp(self.constant(0, rt, e), v), e), rt
+        if kind == "~":
+            return self.emit1(arith.XOrIOp(v, self.constant(-1, rt, e)), e), rt
+        raise self.unsupported(f"the operator `{kind}`", e)
+
+    def _call(self, e: ci.Cursor) -> tuple[Value, CType]:
+        callee = e.referenced
+        args = list(e.get_arguments())
+        if callee is None:
+            raise self.unsupported(f"the call `{_text(e)}`", e)
+        name = callee.spelling
+        if name.startswith("__builtin_") and evaluate(e) is not None:  # INFINITY, NAN
+            return self._literal(e)
+        if name == "__syncthreads":
+            self.emit(gpu.BarrierOp(), e)
+            return Undef(ct.VOID), ct.VOID
+        rule = _MATH.get(name)
+        if rule is not None and callee.get_definition() is None:
+            rt = self.ctype(e.type, e)
+            values = []
+            for a in args:
+                v, t = self.expr(a)
+                values.append(self.scalar(self.convert(v, t, rt, a), a))
+            ops = rule(values, rt)
+            for op in ops:
+                self.emit(op, e)
+            return ops[-1].results[0], rt
+        if callee.get_definition() is not None and callee.kind == K.FUNCTION_DECL:
+            return self.inline(e, callee, args)
+        raise self.unsupported(f"calling `{name}`", e)
+
+
+def _int_conv(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    if dst.bits > src.bits:
+        op = arith.ExtSIOp if src.signed and src.kind == "int" else arith.ExtUIOp
+        return lo.emit1(op(v, IntegerType(dst.bits)), e)
+    return lo.emit1(arith.TruncIOp(v, IntegerType(dst.bits)), e)
+
+
+def _to_bool(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    if src.is_float:
+        return lo.emit1(arith.CmpfOp(v, lo.constant(0.0, src, e), "une"), e)
+    return lo.emit1(arith.CmpiOp(v, lo.constant(0, src, e), "ne"), e)
+
+
+def _int_to_float(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    op = arith.SIToFPOp if src.signed and src.kind == "int" else arith.UIToFPOp
+    return lo.emit1(op(v, dst.ir), e)
+
+
+def _float_to_int(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    return lo.emit1((arith.FPToSIOp if dst.signed else arith.FPToUIOp)(v, IntegerType(dst.bits)), e)
+
+
+def _float_conv(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    return lo.emit1((arith.ExtFOp if dst.bits > src.bits else arith.TruncFOp)(v, dst.ir), e)
+
+
+_CONVERSIONS: dict[tuple[str, str], Callable[..., SSAValue]] = {
+    ("int", "int"): _int_conv, ("bool", "int"): _int_conv,
+    ("int", "bool"): _to_bool, ("float", "bool"): _to_bool,
+    ("int", "float"): _int_to_float, ("bool", "float"): _int_to_float,
+    ("float", "int"): _float_to_int, ("float", "float"): _float_conv,
+}
+
+_STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = {
+    K.COMPOUND_STMT: KernelLowering._compound,
+    K.DECL_STMT: KernelLowering._decl,
+    K.IF_STMT: KernelLowering._if,
+    K.FOR_STMT: KernelLowering._for,
+    K.WHILE_STMT: KernelLowering._while_stmt,
+    K.DO_STMT: KernelLowering._do,
+    K.NULL_STMT: lambda lo, s: None,
+}
+
+_EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Value, CType]]] = {
+    K.INTEGER_LITERAL: KernelLowering._literal,
+    K.FLOATING_LITERAL: KernelLowering._literal,
+    K.CXX_BOOL_LITERAL_EXPR: KernelLowering._literal,
+    K.CXX_UNARY_EXPR: KernelLowering._literal,  # sizeof
+    K.PAREN_EXPR: KernelLowering._paren,
+    K.DECL_REF_EXPR: KernelLowering._decl_ref,
+    K.MEMBER_REF_EXPR: KernelLowering._member,
+    K.ARRAY_SUBSCRIPT_EXPR: KernelLowering._subscript,
+    K.BINARY_OPERATOR: KernelLowering._binary,
+    K.COMPOUND_ASSIGNMENT_OPERATOR: KernelLowering._compound_assign,
+    K.UNARY_OPERATOR: KernelLowering._unary,
+    K.CONDITIONAL_OPERATOR: KernelLowering._conditional,
+    K.CALL_EXPR: KernelLowering._call,
+    **{kind: KernelLowering._cast for kind in _CASTS},
+}
+
+
+def _strip_parens(cursor: ci.Cursor) -> ci.Cursor:
+    while cursor.kind == K.PAREN_EXPR:
+        cursor = children(cursor)[0]
+    return cursor
+
+
+def _walk(cursor: ci.Cursor):
+    yield cursor
+    for c in cursor.get_children():
+        yield from _walk(c)
+
+
+def _walk_loop(cursor: ci.Cursor):
+    """Like _walk, without entering nested loops (their `break` is theirs)."""
+    yield cursor
+    for c in cursor.get_children():
+        if c.kind not in _LOOPS:
+            yield from _walk_loop(c)
+
+
+def _pure(e: ci.Cursor, shown: str) -> bool:
+    """No memory access, call, division or assignment: safe to evaluate unconditionally."""
+    for c in _walk(e):
+        if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            return False
+        if c.kind == K.BINARY_OPERATOR and (c.binary_operator.is_assignment
+                                            or c.binary_operator in (B.Div, B.Rem)):
+            return False
+        if c.kind == K.UNARY_OPERATOR and unary_operator(c, shown) not in ("+", "-", "!", "~", "&"):
+            return False
+    return True
+
+
+def _text(cursor: ci.Cursor) -> str:
+    text = " ".join(t.spelling for t in cursor.get_tokens())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def memref_uses(fn: func.FuncOp) -> list[tuple[bool, bool]]:
+    """(read, written) for each argument of a lowered kernel."""
+    found = []
+    for arg in fn.body.blocks[0].args:
+        reads = writes = False
+        for use in arg.uses:
+            reads |= isinstance(use.operation, memref.LoadOp)
+            writes |= isinstance(use.operation, memref.StoreOp) and use.index == 1
+        found.append((reads, writes))
+    return found

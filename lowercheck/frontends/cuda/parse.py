@@ -1,0 +1,166 @@
+"""Parse a CUDA file with libclang against `shim.h`, and the small cursor helpers the lowering needs.
+
+One translation unit per file and process (`translation_unit` caches it by path and mtime). Real CUDA
+headers do not parse with the bundled clang, so `-nostdinc` and every header a CUDA file commonly
+includes maps to an empty in-memory file: `shim.h` declares what they would have. A clang error is a
+`UserError` at the user's file:line:col.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import cache
+from pathlib import Path
+
+import clang.cindex as ci
+
+from lowercheck.errors import SourceLocation, Unsupported, UserError
+
+SHIM = Path(__file__).with_name("shim.h")
+_VIRTUAL_INCLUDE = "/__lowercheck__/include"
+# Headers a CUDA file may include; shim.h declares what lowercheck models of them.
+_EMPTY_HEADERS = (
+    "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "device_launch_parameters.h",
+    "device_functions.h", "math_functions.h", "cuda_device_runtime_api.h", "math.h", "cmath",
+    "stdio.h", "cstdio", "stdlib.h", "cstdlib", "stdint.h", "cstdint", "stddef.h", "cstddef",
+    "assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "string.h", "cstring",
+)
+
+
+def _resource_include() -> str:
+    return str(Path(ci.__file__).parent / "native" / "resource" / "include")
+
+
+def _args() -> list[str]:
+    return ["-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib", "-std=c++17",
+            "-nostdinc", "-Wno-unknown-cuda-version", f"-I{_VIRTUAL_INCLUDE}",
+            "-isystem", _resource_include(), "-include", str(SHIM)]
+
+
+@cache
+def _index() -> ci.Index:
+    return ci.Index.create()
+
+
+@cache
+def _unary_kind_fn():
+    fn = ci.conf.lib.clang_getCursorUnaryOperatorKind
+    fn.argtypes = [ci.Cursor]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_TU_CACHE: dict[str, tuple[float, ci.TranslationUnit]] = {}
+
+
+def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
+    """The parsed file (cached per path and mtime). Raises UserError for a missing file or a C++ error."""
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"no such file: {file}", hint="check the path of the CUDA source")
+    key = str(file.resolve())
+    mtime = file.stat().st_mtime
+    cached = _TU_CACHE.get(key)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    unsaved = [(f"{_VIRTUAL_INCLUDE}/{name}", "") for name in _EMPTY_HEADERS]
+    try:
+        tu = _index().parse(key, args=_args(), unsaved_files=unsaved)
+    except ci.TranslationUnitLoadError as err:
+        raise UserError(f"clang could not parse {file}: {err}") from None
+    _raise_first_error(tu, str(file))
+    _TU_CACHE[key] = (mtime, tu)
+    return tu
+
+
+def _raise_first_error(tu: ci.TranslationUnit, shown: str) -> None:
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if not errors:
+        return
+    first = errors[0]
+    loc = first.location
+    where = SourceLocation(_shown_name(loc.file.name, shown) if loc.file else shown, loc.line, loc.column)
+    more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+    hint = None
+    if "file not found" in first.spelling:
+        hint = ("lowercheck parses CUDA against its own runtime model (shim.h) without system or C++ "
+                "library headers; keep the kernels and their launcher in a file that needs none")
+    raise UserError(f"{first.spelling}{more}", where, hint)
+
+
+def _shown_name(name: str, shown: str) -> str:
+    return shown if Path(name).resolve() == Path(shown).resolve() else name
+
+
+def location(cursor: ci.Cursor, shown: str | None = None) -> SourceLocation:
+    """The cursor's position as the user wrote the file name (`shown`) where it is the main file."""
+    loc = cursor.location
+    name = loc.file.name if loc.file else (shown or "<unknown>")
+    if shown is not None and loc.file is not None:
+        name = _shown_name(name, shown)
+    return SourceLocation(name, loc.line, loc.column)
+
+
+# clang's UnaryOperatorKind, as clang_getCursorUnaryOperatorKind returns it.
+UNARY_KINDS = {1: "post++", 2: "post--", 3: "pre++", 4: "pre--", 5: "&", 6: "*", 7: "+", 8: "-",
+               9: "~", 10: "!"}
+
+
+def unary_operator(cursor: ci.Cursor, shown: str) -> str:
+    kind = UNARY_KINDS.get(_unary_kind_fn()(cursor))
+    if kind is None:
+        raise Unsupported("unary operator `" + " ".join(t.spelling for t in cursor.get_tokens()) + "`",
+                          location(cursor, shown))
+    return kind
+
+
+def member_name(cursor: ci.Cursor) -> str:
+    """`x` for `threadIdx.x` (clang's builtin variables hide the member behind a property)."""
+    if cursor.spelling:
+        return cursor.spelling
+    tokens = list(cursor.get_tokens())
+    return tokens[-1].spelling if tokens else ""
+
+
+def children(cursor: ci.Cursor) -> list[ci.Cursor]:
+    return list(cursor.get_children())
+
+
+def is_main_file(cursor: ci.Cursor, tu: ci.TranslationUnit) -> bool:
+    return cursor.location.file is not None and cursor.location.file.name == tu.spelling
+
+
+def has_attr(cursor: ci.Cursor, kind: ci.CursorKind) -> bool:
+    return any(c.kind == kind for c in cursor.get_children())
+
+
+def is_kernel(fn: ci.Cursor) -> bool:
+    return has_attr(fn, ci.CursorKind.CUDAGLOBAL_ATTR)
+
+
+def is_device_only(fn: ci.Cursor) -> bool:
+    return has_attr(fn, ci.CursorKind.CUDADEVICE_ATTR) and not has_attr(fn, ci.CursorKind.CUDAHOST_ATTR)
+
+
+def function_definitions(tu: ci.TranslationUnit) -> list[ci.Cursor]:
+    """Function definitions in the main file (namespaces included), in source order."""
+    found: list[ci.Cursor] = []
+
+    def visit(cursor: ci.Cursor) -> None:
+        for c in cursor.get_children():
+            if not is_main_file(c, tu):
+                continue
+            if c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
+                found.append(c)
+            elif c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
+                visit(c)
+
+    visit(tu.cursor)
+    return found
+
+
+def walk(cursor: ci.Cursor):
+    yield cursor
+    for c in cursor.get_children():
+        yield from walk(c)

@@ -1,0 +1,110 @@
+"""The terminal report: each finding with both sides' source lines, its witness and a hint."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from lowercheck.errors import SourceLocation
+from lowercheck.findings import Finding, Severity
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan",
+          Severity.INCONCLUSIVE: "magenta"}
+_VERDICT_STYLE = {"equivalent": "bold green", "different": "bold red", "inconclusive": "bold magenta",
+                  "error": "bold red"}
+
+
+@cache
+def _lines(path: str) -> list[str]:
+    try:
+        return Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def snippet(location: SourceLocation | None) -> list[str]:
+    """The source line of `location` with a caret under the column, in the house format."""
+    if location is None or location.line <= 0:
+        return []
+    lines = _lines(location.file)
+    if location.line > len(lines):
+        return []
+    text = lines[location.line - 1]
+    gutter = f"{location.line:>5} | "
+    out = [gutter + text]
+    if location.column > 0:
+        out.append(" " * (len(gutter) - 2) + "| " + " " * (location.column - 1) + "^")
+    return out
+
+
+def _witness_text(witness: dict[str, Any]) -> str:
+    parts = []
+    for key, value in witness.items():
+        if key == "error":
+            continue
+        if isinstance(value, dict):
+            parts.append(", ".join(f"{k}={v}" for k, v in value.items()))
+        else:
+            parts.append(f"{key}={value}")
+    return "; ".join(p for p in parts if p)
+
+
+def render_finding(f: Finding) -> Text:
+    where = f"{f.location}: " if f.location else (f"[{f.side}] " if f.side else "")
+    text = Text()
+    text.append(where)
+    text.append(f"{f.level}[{f.code}]", style=_STYLE[f.level])
+    text.append(f": {f.message}\n")
+    for line in snippet(f.location):
+        text.append(line + "\n", style="dim")
+    if f.other_location:
+        text.append(f"  note: the other side: {f.other_location}\n")
+        for line in snippet(f.other_location):
+            text.append(line + "\n", style="dim")
+    if f.witness:
+        text.append(f"  witness: {_witness_text(f.witness)}\n")
+    if f.hint:
+        text.append("  help: ", style="bold")
+        text.append(f"{f.hint}\n")
+    return text
+
+
+def render(report, console: Console | None = None) -> None:
+    console = console or Console(highlight=False, soft_wrap=True)
+    for name, side in (("source", report.source), ("target", report.target)):
+        info = side.to_json()
+        params = ", ".join(f"{p['name']}:{p['role']}" + (f"[{', '.join(p['shape'])}]" if p["shape"] else "")
+                           for p in info["params"])
+        console.print(f"[bold]{name}[/bold] {info['path']}:{info['entry']} ({info['language']}) — {params}")
+        console.print(f"  launches {info['geometry']}")
+    for note in report.notes:
+        console.print(f"  note: {note}", style="dim")
+    if report.static_strength:
+        console.print(f"  static checks: {report.static_strength}", style="dim")
+    console.print()
+    for finding in report.findings:
+        console.print(render_finding(finding))
+    if report.runs:
+        table = Table(title="differential runs", title_justify="left", show_edge=False)
+        for column in ("sizes", "status", "max abs err", "max rel err", "mismatches", "source s", "target s"):
+            table.add_column(column)
+        for run in report.runs:
+            worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
+            table.add_row(", ".join(f"{k}={v}" for k, v in run.sizes.items()), run.status,
+                          f"{worst.max_abs:.3g}" if worst else "-", f"{worst.max_rel:.3g}" if worst else "-",
+                          str(sum(o.mismatches for o in run.outputs)) if run.outputs else "-",
+                          f"{run.wall_s.get('source', 0):.2f}", f"{run.wall_s.get('target', 0):.2f}")
+        console.print(table)
+        if report.runs and report.runs[0].outputs:
+            console.print(f"  tolerance: {report.runs[0].outputs[0].rule}", style="dim")
+    counts = {}
+    for f in report.findings:
+        counts[f.level] = counts.get(f.level, 0) + 1
+    summary = ", ".join(f"{n} {level}" for level, n in counts.items()) or "no findings"
+    console.print(Text.assemble(("verdict: ", "bold"), (report.verdict, _VERDICT_STYLE[report.verdict]),
+                                f" ({summary})"))

@@ -1,0 +1,97 @@
+"""The child process of `lowercheck.runners.sandbox`: `python -m lowercheck.runners.child REQ RES`.
+
+It unpickles a `RunRequest` from REQ, runs the runner registered for its language, and pickles a
+`RunResult` to RES. Whatever the runner does wrong becomes a result, never an exception:
+`MemoryError` -> error_kind "oom", `UserError` -> "user", anything else -> "crash" with the
+traceback's tail. A crash of the interpreter itself (a signal) leaves no RES; the parent reports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import sys
+import traceback
+from time import perf_counter
+
+from lowercheck.errors import UserError
+from lowercheck.runners.base import RunRequest, RunResult
+
+# language -> module with `run(request: RunRequest) -> RunResult`
+RUNNERS: dict[str, str] = {
+    "cuda": "lowercheck.runners.simt",
+    "triton": "lowercheck.runners.triton_interp",
+}
+# More runners from the environment, "language=module,language=module" (tests, plug-ins).
+RUNNERS_ENV = "LOWERCHECK_RUNNERS"
+_TRACEBACK_CHARS = 4000
+
+
+def runners() -> dict[str, str]:
+    """The registry, with the entries from $LOWERCHECK_RUNNERS added."""
+    table = dict(RUNNERS)
+    for item in os.environ.get(RUNNERS_ENV, "").split(","):
+        language, _, module = item.partition("=")
+        if language.strip() and module.strip():
+            table[language.strip()] = module.strip()
+    return table
+
+
+def execute(request: RunRequest) -> RunResult:
+    """Run `request` with its language's runner, turning every failure into a RunResult."""
+    start = perf_counter()
+    try:
+        table = runners()
+        if request.language not in table:
+            raise UserError(f"no runner for the language `{request.language}` "
+                            f"(known: {', '.join(sorted(table))})")
+        result = importlib.import_module(table[request.language]).run(request)
+        if not isinstance(result, RunResult):
+            raise TypeError(f"the {request.language} runner returned {type(result).__name__}, "
+                            "not a RunResult")
+    except MemoryError:
+        result = RunResult(error="MemoryError: the run ran out of memory", error_kind="oom")
+    except UserError as err:
+        result = RunResult(error=err.render(), error_kind="user")
+    except BaseException:  # noqa: BLE001 - a runner's SystemExit or KeyboardInterrupt is a crash too
+        result = RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash")
+    if not result.wall_s:
+        result.wall_s = perf_counter() - start
+    return result
+
+
+def _write(result: RunResult, path: str) -> None:
+    partial = path + ".part"
+    with open(partial, "wb") as out:
+        pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(partial, path)  # the parent never reads half a result
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m lowercheck.runners.child REQUEST.pkl RESULT.pkl", file=sys.stderr)
+        return 2
+    request_path, result_path = argv
+    try:
+        with open(request_path, "rb") as handle:
+            request = pickle.load(handle)
+        result = execute(request)
+    except BaseException:  # noqa: BLE001 - e.g. an unreadable request
+        result = RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash")
+    try:
+        _write(result, result_path)
+    except MemoryError:
+        _write(RunResult(error="MemoryError while saving the result", error_kind="oom"), result_path)
+    except Exception:  # noqa: BLE001 - e.g. an output numpy cannot pickle
+        _write(RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash"),
+               result_path)
+    return 0
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter shutdown: a runner's leftover threads (Triton, JAX) must not keep us alive.
+    os._exit(code)

@@ -1,0 +1,114 @@
+"""The optional spec file (TOML): sizes to sweep and what each entry argument is.
+
+```toml
+[sizes]            # integer parameters and the values to sweep (several: their Cartesian product)
+n = [1, 1000, 4097]
+[args.x]           # per argument of the entry (by name): shape in sizes, dtype, role
+shape = ["n"]      # each entry a size name or an integer
+dtype = "float32"
+role = "in"        # in | out | inout
+```
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lowercheck.errors import SourceLocation, UserError
+
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+ROLES = ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    shape: tuple[str | int, ...] | None = None
+    dtype: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True)
+class Spec:
+    sizes: dict[str, list[int]] = field(default_factory=dict)
+    args: dict[str, ArgSpec] = field(default_factory=dict)
+    path: str | None = None
+
+    def sweep(self) -> list[dict[str, int]]:
+        """Every combination of the size values (the Cartesian product), in order."""
+        names = list(self.sizes)
+        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.sizes.values())]
+
+    def with_sizes(self, overrides: dict[str, list[int]]) -> Spec:
+        return Spec({**self.sizes, **overrides}, self.args, self.path)
+
+
+def load(path: str | None) -> Spec:
+    if path is None:
+        return Spec()
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"spec file not found: {path}", hint="pass an existing TOML file to --spec")
+    try:
+        data = tomllib.loads(file.read_text())
+    except tomllib.TOMLDecodeError as err:
+        line = getattr(err, "lineno", 0) or 0
+        raise UserError(f"the spec is not valid TOML: {err}", SourceLocation(path, line),
+                        hint="see `lowercheck diff --help` for the spec format") from None
+    unknown = set(data) - {"sizes", "args"}
+    if unknown:
+        raise UserError(f"unknown section(s) {sorted(unknown)} in the spec", SourceLocation(path, 1),
+                        hint="a spec has [sizes] and [args.NAME] sections")
+    sizes: dict[str, list[int]] = {}
+    for name, values in data.get("sizes", {}).items():
+        values = values if isinstance(values, list) else [values]
+        if not values or not all(isinstance(v, int) and v >= 0 for v in values):
+            raise UserError(f"size `{name}` must be a non-negative integer or a list of them",
+                            SourceLocation(path, _line_of(file, name)), hint=f"{name} = [1, 1000, 4097]")
+        sizes[name] = values
+    args: dict[str, ArgSpec] = {}
+    for name, entry in data.get("args", {}).items():
+        where = SourceLocation(path, _line_of(file, f"args.{name}"))
+        if not isinstance(entry, dict):
+            raise UserError(f"[args.{name}] must be a table", where)
+        shape = entry.get("shape")
+        if shape is not None:
+            if not isinstance(shape, list) or not all(isinstance(d, (str, int)) for d in shape):
+                raise UserError(f"[args.{name}] shape must be a list of size names or integers", where,
+                                hint='shape = ["n"]')
+            for d in shape:
+                if isinstance(d, str) and d not in sizes:
+                    raise UserError(f"[args.{name}] shape names `{d}`, which is not in [sizes]", where,
+                                    hint=f"add `{d} = [...]` to [sizes]")
+            shape = tuple(shape)
+        dtype = entry.get("dtype")
+        if dtype is not None and dtype not in DTYPES:
+            raise UserError(f"[args.{name}] dtype `{dtype}` is not one of {', '.join(DTYPES)}", where)
+        role = entry.get("role")
+        if role is not None and role not in ROLES:
+            raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
+        args[name] = ArgSpec(shape, dtype, role)
+    return Spec(sizes, args, path)
+
+
+def parse_size_option(text: str) -> tuple[str, list[int]]:
+    """`--size n=1,1000,4097`."""
+    name, _, values = text.partition("=")
+    try:
+        parsed = [int(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        parsed = []
+    if not name.isidentifier() or not parsed or min(parsed) < 0:
+        raise UserError(f"bad --size `{text}`", hint="write --size NAME=V1,V2,... with non-negative integers")
+    return name, parsed
+
+
+def _line_of(file: Path, key: str) -> int:
+    short = key.split(".")[-1]
+    for number, line in enumerate(file.read_text().splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(f"[{key}]") or stripped.startswith(f"{short} ") or stripped.startswith(f"{short}="):
+            return number
+    return 0

@@ -1,0 +1,761 @@
+"""`extract-accesses`: every load, store and atomic of an entry's launches as `access` ops.
+
+The pass evaluates each launched kernel symbolically: every SSA value becomes an index expression
+over tagged variables (see `lowercheck.symbolic`), a boolean condition, a pointer (buffer + offset),
+or *opaque* (a loaded value, a float). CUDA IR and Triton TTIR share the evaluator; each op is one
+small rule in a table keyed by op name.
+
+- CUDA: `gpu.thread_id x|y|z` -> LANE0..2, `gpu.block_id` -> GRID0..2, `gpu.block_dim`/`grid_dim` ->
+  the launch's extents; `scf.if` adds its condition to the guard; `scf.for` adds a SEQ variable
+  (iv = lb + SEQ*step, lb + SEQ*step < ub).
+- Triton: a tensor value is an expression over one LANE variable per tensor dimension. Each
+  `tt.make_range` starts a new lane; `expand_dims`/`broadcast` move lanes to their dimension;
+  combining two tensors unifies their lanes position by position, and a lane appearing in two
+  dimensions (`offs[:, None]` with `offs[None, :]`) is split into two.
+- Anything the evaluator cannot express (an index computed from a loaded value, a `while` loop)
+  becomes `access.unmodelled` with the reason: never a silent pass.
+
+Input: a module with one `kernel.entry` and its kernels. Output: the `kernel.entry` and one
+`access.kernel` per launch; the kernel functions are removed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from lowercheck import symbolic
+from lowercheck.dialects.access import AccessOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.kernel import EntryOp, LaunchOp
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic values
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the index algebra cannot see (a loaded float, an unsupported op); `why` says which."""
+
+    why: str
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A scalar (dims == ()) or a tensor: `expr` over the lanes in `dims` (None: broadcast dim).
+
+    `expr` is an integer expression or a boolean condition; `sources` are the ids of the reads the
+    value was computed from (for the dependence map)."""
+
+    expr: sympy.Basic
+    dims: tuple[sympy.Symbol | None, ...] = ()
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """`buffer` + `offset` elements; `offset` is a Tile (tensor of pointers in Triton)."""
+
+    buffer: str
+    offset: Tile
+    element_type: Attribute | None = None
+
+
+Value = Opaque | Tile | Pointer
+
+
+class NotModelled(Exception):
+    """Raised inside a rule when a value cannot be expressed; becomes `access.unmodelled`."""
+
+
+@dataclass
+class State:
+    """Evaluation state of one launch."""
+
+    launch: LaunchOp
+    grid: list[sympy.Basic]
+    block: list[sympy.Basic]
+    values: dict[SSAValue, Value] = field(default_factory=dict)
+    guard: tuple[sympy.Basic, ...] = ()
+    seq_domain: tuple[sympy.Basic, ...] = ()
+    lane_ranges: dict[sympy.Symbol, tuple[sympy.Basic, sympy.Basic]] = field(default_factory=dict)
+    out: list[Operation] = field(default_factory=list)
+    lane_counter: itertools.count = field(default_factory=lambda: itertools.count(3))
+    seq_counter: itertools.count = field(default_factory=itertools.count)
+    read_counter: itertools.count = field(default_factory=itertools.count)
+    write_counter: itertools.count = field(default_factory=itertools.count)
+    is_triton: bool = False
+
+    def fresh_lane(self, start: sympy.Basic, end: sympy.Basic) -> sympy.Symbol:
+        var = symbolic.lane(next(self.lane_counter))
+        self.lane_ranges[var] = (sympy.sympify(start), sympy.sympify(end))
+        return var
+
+    def get(self, value: SSAValue) -> Value:
+        return self.values.get(value, Opaque("not evaluated"))
+
+
+Rule = Callable[[Operation, State], None]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str):
+    def register(func: Rule) -> Rule:
+        for name in names:
+            RULES[name] = func
+        return func
+
+    return register
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def prop(op: Operation, name: str) -> Attribute | None:
+    found = op.properties.get(name)
+    return found if found is not None else op.attributes.get(name)
+
+
+def int_prop(op: Operation, name: str) -> int:
+    attr = prop(op, name)
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    if attr is not None and hasattr(attr, "data") and isinstance(attr.data, int):
+        return attr.data
+    if attr is not None and hasattr(attr, "value"):  # enum-like attrs (gpu dimension)
+        return int(getattr(attr, "value"))
+    raise NotModelled(f"{op.name}: missing integer attribute `{name}`")
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    return tuple(value.type.get_shape()) if isinstance(value.type, TensorType) else ()
+
+
+def tile(state: State, value: SSAValue) -> Tile:
+    v = state.get(value)
+    if isinstance(v, Tile):
+        return v
+    if isinstance(v, Opaque):
+        raise NotModelled(v.why)
+    raise NotModelled("a pointer used as an integer")
+
+
+def sources_of(*values: Value) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for v in values:
+        if isinstance(v, (Tile, Opaque)):
+            out |= v.sources
+    return out
+
+
+def unify(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[sympy.Basic], tuple]:
+    """Bring tensors of the same rank onto common lanes, position by position."""
+    dims: list[sympy.Symbol | None] = [None] * rank
+    exprs = []
+    for t in tiles:
+        if not t.dims:  # scalar: broadcasts everywhere
+            exprs.append(t.expr)
+            continue
+        subst: dict[sympy.Symbol, sympy.Symbol] = {}
+        for pos, lane in enumerate(t.dims):
+            if lane is None:
+                continue
+            lane = subst.get(lane, lane)
+            if dims[pos] is None:
+                if lane in dims:  # this lane already names another dimension: split it
+                    fresh = state.fresh_lane(*state.lane_ranges[lane])
+                    subst[t.dims[pos]] = fresh
+                    lane = fresh
+                dims[pos] = lane
+            elif dims[pos] != lane:
+                subst[t.dims[pos]] = dims[pos]
+        exprs.append(t.expr.xreplace(subst) if subst else t.expr)
+    return exprs, tuple(dims)
+
+
+def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]) -> None:
+    args = [state.get(o) for o in op.operands]
+    if not all(isinstance(a, Tile) for a in args):
+        why = next((a.why for a in args if isinstance(a, Opaque)), f"{op.name} on a pointer")
+        state.values[op.results[0]] = Opaque(why, sources_of(*args))
+        return
+    rank = len(shape_of(op.results[0]))
+    exprs, dims = unify(state, args, rank)
+    try:
+        result = combine(*exprs)
+    except (TypeError, ValueError) as err:
+        state.values[op.results[0]] = Opaque(f"{op.name}: {err}", sources_of(*args))
+        return
+    state.values[op.results[0]] = Tile(result, dims if rank else (), sources_of(*args))
+
+
+def _floordiv(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    if not (b.is_Integer and b > 0):
+        raise ValueError("division by a non-constant")
+    return sympy.floor(a / b)
+
+
+def _mod(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    if not (b.is_Integer and b > 0):
+        raise ValueError("remainder by a non-constant")
+    return sympy.Mod(a, b)
+
+
+_CMP = {
+    "eq": sympy.Eq, "ne": sympy.Ne,
+    "slt": sympy.StrictLessThan, "ult": sympy.StrictLessThan,
+    "sle": sympy.LessThan, "ule": sympy.LessThan,
+    "sgt": sympy.StrictGreaterThan, "ugt": sympy.StrictGreaterThan,
+    "sge": sympy.GreaterThan, "uge": sympy.GreaterThan,
+}
+_CMPI_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+
+_INT_BINARY: dict[str, Callable[..., sympy.Basic]] = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    # C and Triton divide toward zero; for the non-negative index values the analysis sees this
+    # is floor division (negative numerators are LC209's business).
+    "arith.divsi": _floordiv,
+    "arith.divui": _floordiv,
+    "arith.floordivsi": _floordiv,
+    "arith.remsi": _mod,
+    "arith.remui": _mod,
+    "arith.maxsi": sympy.Max, "arith.maxui": sympy.Max,
+    "arith.minsi": sympy.Min, "arith.minui": sympy.Min,
+    "arith.andi": lambda a, b: sympy.And(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _bitand(a, b),
+    "arith.ori": lambda a, b: sympy.Or(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _fail("bitwise or"),
+    "arith.xori": lambda a, b: sympy.Xor(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _fail("bitwise xor"),
+    "arith.shli": lambda a, b: a * 2**b if b.is_Integer else _fail("shift by a variable"),
+    "arith.shrsi": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
+    "arith.shrui": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
+}
+
+
+def _bitand(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    if b.is_Integer and int(b) >= 0 and (int(b) + 1) & int(b) == 0:
+        return sympy.Mod(a, int(b) + 1)  # x & (2^k - 1) == x mod 2^k for x >= 0
+    raise ValueError("bitwise and with a non-mask constant")
+
+
+def _fail(what: str):
+    raise ValueError(f"{what} is not an index operation")
+
+
+for _name, _fn in _INT_BINARY.items():
+    RULES[_name] = (lambda fn: lambda op, st: elementwise(st, op, fn))(_fn)
+
+_PASSTHROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+                "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast")
+
+
+@rule(*_PASSTHROUGH)
+def _cast(op: Operation, st: State) -> None:
+    v = st.get(op.operands[0])
+    st.values[op.results[0]] = v
+
+
+@rule("arith.cmpi")
+def _cmpi(op: Operation, st: State) -> None:
+    pred = prop(op, "predicate")
+    index = pred.value.data if isinstance(pred, IntegerAttr) else int(getattr(pred, "data", 0))
+    rel = _CMP[_CMPI_NAMES[index]]
+    elementwise(st, op, rel)
+
+
+@rule("arith.select")
+def _select(op: Operation, st: State) -> None:
+    c, a, b = (st.get(o) for o in op.operands)
+    if isinstance(a, Tile) and isinstance(b, Tile) and a.expr == b.expr and a.dims == b.dims:
+        st.values[op.results[0]] = a
+    elif isinstance(a, Tile) and isinstance(b, Tile) and isinstance(c, Tile):
+        exprs, dims = unify(st, [c, a, b], len(shape_of(op.results[0])))
+        st.values[op.results[0]] = Tile(sympy.Piecewise((exprs[1], exprs[0]), (exprs[2], True)),
+                                        dims, sources_of(a, b, c))
+    else:
+        st.values[op.results[0]] = Opaque("select of opaque values", sources_of(a, b, c))
+
+
+@rule("arith.constant")
+def _constant(op: Operation, st: State) -> None:
+    attr = prop(op, "value")
+    result = op.results[0]
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        if result.type.__class__.__name__ == "IntegerType" and result.type.width.data == 1:
+            st.values[result] = Tile(sympy.true if value else sympy.false)
+        else:
+            st.values[result] = Tile(sympy.Integer(value))
+    elif isinstance(attr, DenseIntOrFPElementsAttr):
+        values = attr.get_values()
+        if len(set(values)) == 1 and isinstance(values[0], int):
+            v = values[0]
+            is_bool = result.type.element_type.__class__.__name__ == "IntegerType" and result.type.element_type.width.data == 1
+            expr = (sympy.true if v else sympy.false) if is_bool else sympy.Integer(v)
+            st.values[result] = Tile(expr, (None,) * len(shape_of(result)))
+        else:
+            st.values[result] = Opaque("a float or non-splat constant")
+    elif isinstance(attr, FloatAttr):
+        st.values[result] = Opaque("a float constant")
+    else:
+        st.values[result] = Opaque("a constant of an unsupported kind")
+
+
+def _gpu_axis(op: Operation) -> int:
+    attr = prop(op, "dimension")
+    text = str(attr)
+    for axis, letter in enumerate("xyz"):
+        if text.endswith(f"{letter}>") or text == letter or f" {letter}" in text:
+            return axis
+    raise NotModelled(f"{op.name}: unknown dimension {text}")
+
+
+@rule("gpu.thread_id")
+def _thread_id(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(symbolic.lane(_gpu_axis(op)))
+
+
+@rule("gpu.block_id")
+def _block_id(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(symbolic.grid(_gpu_axis(op)))
+
+
+@rule("gpu.block_dim")
+def _block_dim(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(st.block[_gpu_axis(op)])
+
+
+@rule("gpu.grid_dim")
+def _grid_dim(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(st.grid[_gpu_axis(op)])
+
+
+@rule("tt.get_program_id")
+def _program_id(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(symbolic.grid(int_prop(op, "axis")))
+
+
+@rule("tt.get_num_programs")
+def _num_programs(op: Operation, st: State) -> None:
+    st.values[op.results[0]] = Tile(st.grid[int_prop(op, "axis")])
+
+
+@rule("tt.make_range")
+def _make_range(op: Operation, st: State) -> None:
+    start, end = int_prop(op, "start"), int_prop(op, "end")
+    lane = st.fresh_lane(0, end - start)
+    st.values[op.results[0]] = Tile(lane + start, (lane,))
+
+
+@rule("tt.splat")
+def _splat(op: Operation, st: State) -> None:
+    v = st.get(op.operands[0])
+    rank = len(shape_of(op.results[0]))
+    if isinstance(v, Pointer):
+        st.values[op.results[0]] = replace(v, offset=replace(v.offset, dims=(None,) * rank))
+    elif isinstance(v, Tile):
+        st.values[op.results[0]] = Tile(v.expr, (None,) * rank, v.sources)
+    else:
+        st.values[op.results[0]] = v
+
+
+def _reshape_dims(v: Value, new: Callable[[tuple], tuple]) -> Value:
+    if isinstance(v, Pointer):
+        return replace(v, offset=replace(v.offset, dims=new(v.offset.dims)))
+    if isinstance(v, Tile):
+        return replace(v, dims=new(v.dims))
+    return v
+
+
+@rule("tt.expand_dims")
+def _expand_dims(op: Operation, st: State) -> None:
+    axis = int_prop(op, "axis")
+    st.values[op.results[0]] = _reshape_dims(st.get(op.operands[0]),
+                                             lambda d: d[:axis] + (None,) + d[axis:])
+
+
+@rule("tt.broadcast")
+def _broadcast(op: Operation, st: State) -> None:
+    rank = len(shape_of(op.results[0]))
+    st.values[op.results[0]] = _reshape_dims(st.get(op.operands[0]),
+                                             lambda d: d if len(d) == rank else (None,) * rank)
+
+
+@rule("tt.trans")
+def _trans(op: Operation, st: State) -> None:
+    order = prop(op, "order")
+    perm = [int(x) for x in order.get_values()] if order is not None else None
+    st.values[op.results[0]] = _reshape_dims(
+        st.get(op.operands[0]), lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d)))
+
+
+@rule("tt.addptr")
+def _addptr(op: Operation, st: State) -> None:
+    ptr, off = st.get(op.operands[0]), st.get(op.operands[1])
+    if not isinstance(ptr, Pointer):
+        st.values[op.results[0]] = Opaque("pointer arithmetic on an unknown pointer")
+        return
+    if not isinstance(off, Tile):
+        st.values[op.results[0]] = Opaque(getattr(off, "why", "opaque offset"))
+        return
+    rank = len(shape_of(op.results[0]))
+    exprs, dims = unify(st, [ptr.offset, off], rank)
+    st.values[op.results[0]] = replace(ptr, offset=Tile(exprs[0] + exprs[1], dims if rank else ()))
+
+
+def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAValue | None,
+            element_type: Attribute | None, stored: Value | None = None,
+            index: Tile | None = None) -> str | None:
+    """Record one access; returns its id (None when unmodelled)."""
+    ptr = st.get(ptr_value)
+    counter = st.read_counter if kind == "read" else st.write_counter
+    access_id = f"{'r' if kind == 'read' else 'w'}{next(counter)}"
+    buffer = ptr.buffer if isinstance(ptr, Pointer) else "?"
+    try:
+        if not isinstance(ptr, Pointer):
+            raise NotModelled(getattr(ptr, "why", "unknown pointer"))
+        offset = index if index is not None else ptr.offset
+        tiles = [offset]
+        if mask is not None:
+            tiles.append(tile(st, mask))
+        rank = max(len(t.dims) for t in tiles)
+        exprs, dims = unify(st, tiles, rank)
+        # Broadcast dimensions still without a lane: every lane of that dimension does the access.
+        shape = shape_of(ptr_value) or ()
+        dims = list(dims)
+        for pos, lane in enumerate(dims):
+            if lane is None and pos < len(shape) and shape[pos] > 1:
+                dims[pos] = st.fresh_lane(0, shape[pos])
+        guard = list(st.guard) + ([exprs[1]] if mask is not None else [])
+        lanes = [d for d in dims if d is not None]
+        used = set().union(*(sympy.sympify(e).free_symbols for e in [exprs[0], *guard]))
+        domain = list(st.seq_domain)
+        for lane in sorted(st.lane_ranges, key=lambda s: s.name):
+            if lane in lanes or lane in used:
+                lo, hi = st.lane_ranges[lane]
+                domain += [sympy.Ge(lane, lo), sympy.Lt(lane, hi)]
+        fastest = (str(lanes[-1]) if st.is_triton and lanes
+                   else "LANE0" if not st.is_triton else "")
+        sources = sorted(sources_of(stored)) if stored is not None else []
+        st.out.append(AccessOp.build(properties={
+            "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr("global"),
+            "element_type": element_type or ptr.element_type,
+            "indices": _strings([exprs[0]]),
+            "domain": _strings([d for d in domain if d is not sympy.true]),
+            "guard": _strings([g for g in guard if g is not sympy.true]),
+            "fastest": StringAttr(fastest), "id": StringAttr(access_id),
+            "sources": ArrayAttr([StringAttr(s) for s in sources]),
+        }))
+        st.out[-1].location = op.location
+        return access_id
+    except NotModelled as why:
+        st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr(buffer),
+                                                     "reason": StringAttr(str(why))}))
+        st.out[-1].location = op.location
+        return None
+
+
+def _strings(exprs) -> ArrayAttr:
+    return ArrayAttr([StringAttr(symbolic.format(e)) for e in exprs])
+
+
+def _element_type(value: SSAValue) -> Attribute | None:
+    t = value.type
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return t if not hasattr(t, "parameters") or "ptr" not in type(t).__name__.lower() else None
+
+
+@rule("tt.load")
+def _tt_load(op: Operation, st: State) -> None:
+    ptr = op.operands[0]
+    mask = op.operands[1] if len(op.operands) > 1 else None
+    access_id = _access(op, st, "read", ptr, mask, _element_type(op.results[0]))
+    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()))
+
+
+@rule("tt.store")
+def _tt_store(op: Operation, st: State) -> None:
+    ptr, value = op.operands[0], op.operands[1]
+    mask = op.operands[2] if len(op.operands) > 2 else None
+    _access(op, st, "write", ptr, mask, _element_type(value), stored=st.get(value))
+
+
+@rule("tt.atomic_rmw", "tt.atomic_cas")
+def _tt_atomic(op: Operation, st: State) -> None:
+    ptr = op.operands[0]
+    mask = op.operands[2] if op.name == "tt.atomic_rmw" and len(op.operands) > 2 else None
+    access_id = _access(op, st, "atomic", ptr, mask, _element_type(op.results[0]),
+                        stored=st.get(op.operands[1]))
+    st.values[op.results[0]] = Opaque("an atomic's old value", frozenset({access_id} if access_id else ()))
+
+
+@rule("memref.load")
+def _memref_load(op: Operation, st: State) -> None:
+    memref, *indices = op.operands
+    access_id = _memref_access(op, st, "read", memref, indices, None)
+    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()))
+
+
+@rule("memref.store")
+def _memref_store(op: Operation, st: State) -> None:
+    value, memref, *indices = op.operands
+    _memref_access(op, st, "write", memref, indices, st.get(value))
+
+
+def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
+    index: Tile | None
+    try:
+        index = tile(st, indices[0]) if len(indices) == 1 else None
+        if index is None:
+            raise NotModelled("a multi-dimensional memref")
+    except NotModelled as why:
+        index = None
+        ptr = st.get(memref)
+        st.values[memref] = ptr
+        st.out.append(UnmodelledOp.build(properties={
+            "buffer": StringAttr(ptr.buffer if isinstance(ptr, Pointer) else "?"),
+            "reason": StringAttr(str(why))}))
+        st.out[-1].location = op.location
+        return None
+    ptr = st.get(memref)
+    if isinstance(ptr, Pointer):
+        index = Tile(ptr.offset.expr + index.expr, (), index.sources)
+    return _access(op, st, kind, memref, None, memref.type.element_type, stored, index=index)
+
+
+# Float and other value ops: the result is opaque, but remembers which reads it came from.
+_VALUE_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf", "arith.negf",
+              "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.cmpf",
+              "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf",
+              "arith.truncf", "arith.bitcast", "tt.fp_to_fp", "tt.clampf", "tt.precise_sqrt",
+              "tt.precise_divf", "tt.extern_elementwise", "tt.dot", "tt.reduce", "tt.reshape",
+              "tt.mulhiui", "math.fma")
+
+
+@rule(*_VALUE_OPS)
+def _value_op(op: Operation, st: State) -> None:
+    srcs = sources_of(*(st.get(o) for o in op.operands))
+    for r in op.results:
+        st.values[r] = Opaque(f"a value computed by {op.name}", srcs)
+
+
+def _generic_value(op: Operation, st: State) -> None:
+    """math.* and anything else without memory effects: opaque results that keep their sources."""
+    _value_op(op, st)
+
+
+@rule("scf.if")
+def _scf_if(op: Operation, st: State) -> None:
+    cond = st.get(op.operands[0])
+    cexpr = cond.expr if isinstance(cond, Tile) else None
+    branch_results = []
+    for region, c in ((op.regions[0], cexpr), (op.regions[1] if len(op.regions) > 1 else None,
+                                                sympy.Not(cexpr) if cexpr is not None else None)):
+        if region is None or not region.blocks:
+            branch_results.append(None)
+            continue
+        saved = st.guard
+        if c is not None:
+            st.guard = saved + (c,)
+        else:
+            st.out.append(UnmodelledOp.build(properties={
+                "buffer": StringAttr("?"), "reason": StringAttr("a condition on an opaque value")}))
+            st.out[-1].location = op.location
+        branch_results.append(_run_block(region.blocks[0], st))
+        st.guard = saved
+    then_vals, else_vals = branch_results
+    for i, result in enumerate(op.results):
+        a = then_vals[i] if then_vals else None
+        b = else_vals[i] if else_vals else None
+        if isinstance(a, Tile) and isinstance(b, Tile) and cexpr is not None:
+            st.values[result] = a if a.expr == b.expr else Tile(
+                sympy.Piecewise((a.expr, cexpr), (b.expr, True)), a.dims, a.sources | b.sources)
+        else:
+            st.values[result] = Opaque("a value merged from two branches", sources_of(*(v for v in (a, b) if v)))
+
+
+@rule("scf.for")
+def _scf_for(op: Operation, st: State) -> None:
+    lb, ub, step = (st.get(o) for o in op.operands[:3])
+    inits = [st.get(o) for o in op.operands[3:]]
+    body = op.regions[0].blocks[0]
+    if not all(isinstance(v, Tile) for v in (lb, ub, step)):
+        st.out.append(UnmodelledOp.build(properties={
+            "buffer": StringAttr("?"), "reason": StringAttr("a loop with opaque bounds")}))
+        st.out[-1].location = op.location
+        for r in op.results:
+            st.values[r] = Opaque("loop result")
+        return
+    k = symbolic.seq(next(st.seq_counter))
+    iv = lb.expr + k * step.expr
+    st.values[body.args[0]] = Tile(iv)
+    # Loop-carried values: `v_{k+1} = v_k + d` with a loop-invariant d is `init + k*d`.
+    carried = _carried_steps(body, st, inits)
+    for arg, init, delta in zip(body.args[1:], inits, carried):
+        st.values[arg] = _advance(init, k, delta)
+    saved = st.seq_domain
+    st.seq_domain = saved + (sympy.Ge(k, 0), sympy.Lt(iv, ub.expr))
+    _run_block(body, st)
+    st.seq_domain = saved
+    for r in op.results:
+        st.values[r] = Opaque("loop result")
+
+
+def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | None]:
+    """For each iter_arg, the loop-invariant increment its yield adds (or None)."""
+    yield_op = body.last_op
+    steps: list[Tile | None] = []
+    for i, arg in enumerate(body.args[1:]):
+        step = None
+        if yield_op is not None and i < len(yield_op.operands):
+            producer = yield_op.operands[i].owner
+            if isinstance(producer, Operation) and producer.name in ("tt.addptr", "arith.addi", "tt.advance"):
+                if producer.operands[0] is arg and producer.name != "tt.advance":
+                    inc = st.get(producer.operands[1])
+                    step = inc if isinstance(inc, Tile) else None
+        steps.append(step)
+    return steps
+
+
+def _advance(init: Value, k: sympy.Symbol, delta: Tile | None) -> Value:
+    if delta is None:
+        return Opaque("a loop-carried value")
+    if isinstance(init, Pointer):
+        return replace(init, offset=Tile(init.offset.expr + k * delta.expr,
+                                         init.offset.dims or delta.dims, init.offset.sources))
+    if isinstance(init, Tile):
+        return Tile(init.expr + k * delta.expr, init.dims or delta.dims, init.sources)
+    return Opaque("a loop-carried value")
+
+
+@rule("scf.while")
+def _scf_while(op: Operation, st: State) -> None:
+    # Accesses inside a general loop cannot be enumerated by index algebra: say so per access.
+    for region in op.regions:
+        for inner in region.walk():
+            if inner.name in ("memref.load", "memref.store", "tt.load", "tt.store", "tt.atomic_rmw"):
+                st.out.append(UnmodelledOp.build(properties={
+                    "buffer": StringAttr("?"), "reason": StringAttr("an access inside a while loop")}))
+                st.out[-1].location = inner.location
+    for r in op.results:
+        st.values[r] = Opaque("while-loop result")
+
+
+@rule("scf.yield", "tt.return", "func.return", "tt.reduce.return", "scf.condition", "tt.assert",
+      "tt.print", "gpu.barrier")
+def _terminator(op: Operation, st: State) -> None:
+    pass
+
+
+def _run_block(block: Block, st: State) -> list[Value] | None:
+    """Evaluate a block's ops; returns the values its terminator yields."""
+    yielded = None
+    for op in block.ops:
+        if op.name == "scf.yield":
+            yielded = [st.get(o) for o in op.operands]
+            continue
+        handler = RULES.get(op.name)
+        if handler is None:
+            if op.name.startswith("math.") or not _touches_memory(op):
+                handler = _generic_value
+            else:
+                st.out.append(UnmodelledOp.build(properties={
+                    "buffer": StringAttr("?"), "reason": StringAttr(f"unsupported op {op.name}")}))
+                st.out[-1].location = op.location
+                continue
+        try:
+            handler(op, st)
+        except NotModelled as why:
+            for r in op.results:
+                st.values[r] = Opaque(str(why))
+    return yielded
+
+
+def _touches_memory(op: Operation) -> bool:
+    return any(op.name.startswith(p) for p in ("memref.", "tt.load", "tt.store", "tt.atomic", "gpu."))
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+
+
+def kernel_functions(module: ModuleOp) -> dict[str, Operation]:
+    """The module's kernel functions (func.func and tt.func) by symbol name."""
+    found = {}
+    for op in module.ops:
+        if op.name in ("func.func", "tt.func"):
+            name = prop(op, "sym_name")
+            found[name.data] = op
+    return found
+
+
+def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelOp:
+    grid = [symbolic.parse(g) for g in launch.grid_exprs]
+    block = [symbolic.parse(b) for b in launch.block_exprs] or [sympy.Integer(1)] * 3
+    block = block + [sympy.Integer(1)] * (3 - len(block))
+    st = State(launch=launch, grid=grid, block=block, is_triton=func.name == "tt.func")
+    body = func.regions[0].blocks[0]
+    for arg, text in zip(body.args, launch.arg_exprs, strict=False):
+        param = entry.param(text)
+        if param is not None and param.kind.data == "buffer":
+            element = arg.type.element_type if hasattr(arg.type, "element_type") else param.element_type
+            if not hasattr(arg.type, "element_type"):
+                element = param.element_type
+            st.values[arg] = Pointer(text, Tile(sympy.Integer(0)), element)
+        else:
+            try:
+                st.values[arg] = Tile(symbolic.parse(text))
+            except ValueError:
+                st.values[arg] = Opaque(f"argument `{text}`")
+    if not st.is_triton:
+        # CUDA: the thread's position inside its block ranges over the block.
+        for axis in range(3):
+            st.lane_ranges[symbolic.lane(axis)] = (sympy.Integer(0), block[axis])
+    _run_block(body, st)
+    kernel = KernelOp.build(properties={"callee": SymbolRefAttr(func.properties["sym_name"].data
+                                                                if "sym_name" in func.properties
+                                                                else func.attributes["sym_name"].data),
+                                        "grid": ArrayAttr([StringAttr(g) for g in launch.grid_exprs])},
+                            regions=[Region(Block(st.out))])
+    kernel.location = launch.location
+    return kernel
+
+
+class ExtractAccessesPass(ModulePass):
+    """Replace each entry's kernels with the `access.kernel` of each launch."""
+
+    name = "extract-accesses"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        funcs = kernel_functions(op)
+        entries = [e for e in op.ops if isinstance(e, EntryOp)]
+        new_ops: list[Operation] = []
+        for entry in entries:
+            for launch in entry.launches:
+                callee = launch.callee.root_reference.data
+                if callee not in funcs:
+                    raise ValueError(f"kernel.launch of unknown kernel @{callee}")
+                new_ops.append(extract_launch(launch, funcs[callee], entry))
+        for f in funcs.values():
+            f.detach()
+            f.erase(safe_erase=False)
+        for new in new_ops:
+            op.body.block.add_op(new)

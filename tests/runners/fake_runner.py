@@ -1,0 +1,34 @@
+"""A runner for the sandbox tests only: it misbehaves on request (options["do"]).
+
+Registered in the child through $LOWERCHECK_RUNNERS, so the tests need no real kernel.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+import numpy as np
+
+from lowercheck.runners.base import RunRequest, RunResult
+
+
+def run(request: RunRequest) -> RunResult:
+    action = request.options["do"]
+    if action == "double":
+        return RunResult(outputs={name: np.asarray(value) * 2 for name, value in request.args.items()})
+    if action == "env":
+        name = request.options["name"]
+        return RunResult(outputs={name: np.frombuffer(os.environ.get(name, "").encode(), np.uint8)})
+    if action == "raise":
+        raise ValueError("the kernel is broken")
+    if action == "sleep":
+        time.sleep(600)
+    if action == "allocate":
+        return RunResult(outputs={"big": np.ones(1 << 34, np.uint8)})  # 16 GiB
+    if action == "segfault":
+        ctypes.string_at(0)
+    if action == "exit":
+        os._exit(3)
+    raise AssertionError(f"unknown action {action}")

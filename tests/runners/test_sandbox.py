@@ -1,0 +1,89 @@
+"""The sandbox turns every way a runner can fail into a RunResult, and passes results through."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+
+from lowercheck.runners import child
+from lowercheck.runners.base import RunRequest
+from lowercheck.runners.sandbox import REPO, run_isolated
+
+HERE = Path(__file__).resolve().parent
+
+
+def fake(action: str, **options) -> RunRequest:
+    """A request for tests/runners/fake_runner.py, registered in the child as `test-fake`."""
+    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
+    env = {child.RUNNERS_ENV: "test-fake=fake_runner", "PYTHONPATH": path}
+    return RunRequest(language="test-fake", path="fake.py", entry="fake", ir=None,
+                      args=options.pop("args", {}), options={"do": action, "env": env, **options})
+
+
+def test_result_comes_back():
+    x = np.arange(5, dtype=np.float32)
+    result = run_isolated(fake("double", args={"x": x}))
+    assert result.error is None, result.error
+    np.testing.assert_array_equal(result.outputs["x"], x * 2)
+    assert result.outputs["x"].dtype == np.float32
+    assert result.wall_s > 0
+
+
+def test_exception_is_a_crash_with_its_traceback():
+    result = run_isolated(fake("raise"))
+    assert result.error_kind == "crash"
+    assert "ValueError: the kernel is broken" in result.error
+    assert "fake_runner.py" in result.error
+
+
+def test_timeout_kills_the_child():
+    start = perf_counter()
+    result = run_isolated(fake("sleep"), timeout_s=2)
+    assert result.error_kind == "timeout"
+    assert perf_counter() - start < 30
+
+
+def test_memory_limit_gives_oom():
+    result = run_isolated(fake("allocate"), memory_mb=1024)
+    assert result.error_kind == "oom", result.error
+
+
+def test_segfault_is_a_crash_naming_the_signal():
+    result = run_isolated(fake("segfault"))
+    assert result.error_kind == "crash"
+    assert "SIGSEGV" in result.error
+
+
+def test_exit_without_result_is_a_crash():
+    result = run_isolated(fake("exit"))
+    assert result.error_kind == "crash"
+    assert "status 3" in result.error
+
+
+def test_unknown_language_is_a_user_error():
+    request = RunRequest(language="cobol", path="x", entry="x", ir=None, args={})
+    result = run_isolated(request)
+    assert result.error_kind == "user"
+    assert "cobol" in result.error
+
+
+def test_environment_reaches_the_child():
+    request = fake("env", name="TRITON_INTERPRET")
+    request.options["env"]["TRITON_INTERPRET"] = "1"
+    result = run_isolated(request)
+    assert bytes(result.outputs["TRITON_INTERPRET"]) == b"1"
+
+
+def test_caches_stay_in_the_checkout(monkeypatch):
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    result = run_isolated(fake("env", name="TRITON_CACHE_DIR"))
+    cache = bytes(result.outputs["TRITON_CACHE_DIR"]).decode()
+    assert Path(cache).is_relative_to(REPO / ".cache")
+
+
+def test_registry_names_the_runners():
+    assert child.runners()["cuda"] == "lowercheck.runners.simt"
+    assert child.runners()["triton"] == "lowercheck.runners.triton_interp"
