@@ -693,7 +693,12 @@ class _GenericWhenTensor(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         if _has_tensor(self):
-            printer.print_op_with_default_format(self)
+            # the printer adds the location after a custom form: keep it from printing it twice
+            debuginfo, printer.print_debuginfo = printer.print_debuginfo, False
+            try:
+                printer.print_op_with_default_format(self)
+            finally:
+                printer.print_debuginfo = debuginfo
         else:
             super().print(printer)
 

@@ -54,7 +54,7 @@ def load(path: str | None) -> Spec:
     try:
         data = tomllib.loads(file.read_text())
     except tomllib.TOMLDecodeError as err:
-        line = getattr(err, "lineno", 0) or 0
+        line = getattr(err, "lineno", 0) or _toml_error_line(str(err), file)
         raise UserError(f"the spec is not valid TOML: {err}", SourceLocation(path, line),
                         hint="see `lowercheck diff --help` for the spec format") from None
     unknown = set(data) - {"sizes", "args"}
@@ -103,6 +103,16 @@ def parse_size_option(text: str) -> tuple[str, list[int]]:
     if not name.isidentifier() or not parsed or min(parsed) < 0:
         raise UserError(f"bad --size `{text}`", hint="write --size NAME=V1,V2,... with non-negative integers")
     return name, parsed
+
+
+def _toml_error_line(message: str, file: Path) -> int:
+    import re
+
+    if match := re.search(r"at line (\d+)", message):
+        return int(match.group(1))
+    if "end of document" in message:
+        return len(file.read_text().splitlines())
+    return 0
 
 
 def _line_of(file: Path, key: str) -> int:

@@ -240,13 +240,19 @@ _INT_BINARY: dict[str, Callable[..., sympy.Basic]] = {
     "arith.remui": _mod,
     "arith.maxsi": sympy.Max, "arith.maxui": sympy.Max,
     "arith.minsi": sympy.Min, "arith.minui": sympy.Min,
-    "arith.andi": lambda a, b: sympy.And(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _bitand(a, b),
-    "arith.ori": lambda a, b: sympy.Or(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _fail("bitwise or"),
-    "arith.xori": lambda a, b: sympy.Xor(a, b) if isinstance(a, sympy.logic.boolalg.Boolean) else _fail("bitwise xor"),
+    "arith.andi": lambda a, b: sympy.And(a, b) if _is_condition(a) else _bitand(a, b),
+    "arith.ori": lambda a, b: sympy.Or(a, b) if _is_condition(a) else _fail("bitwise or"),
+    "arith.xori": lambda a, b: sympy.Xor(a, b) if _is_condition(a) else _fail("bitwise xor"),
     "arith.shli": lambda a, b: a * 2**b if b.is_Integer else _fail("shift by a variable"),
     "arith.shrsi": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
     "arith.shrui": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
 }
+
+
+def _is_condition(e: sympy.Basic) -> bool:
+    """An i1 value: a relation, a boolean constant or a combination of them (not an integer symbol)."""
+    return isinstance(e, (sympy.logic.boolalg.BooleanAtom, sympy.Rel, sympy.And, sympy.Or, sympy.Not,
+                          sympy.Xor))
 
 
 def _bitand(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:

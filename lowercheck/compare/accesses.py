@@ -138,7 +138,7 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
 
 def _bind(text: str, sizes: Mapping[str, int] | None) -> sympy.Basic:
     expr = symbolic.parse(text)
-    return sympy.simplify(symbolic.substitute(expr, sizes)) if sizes is not None else expr
+    return symbolic.substitute(expr, sizes) if sizes is not None else expr
 
 
 def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], sizes, params) -> tuple[isl.Map, sympy.Basic]:

@@ -47,3 +47,4 @@ class RunResult:
     error: str | None = None
     error_kind: str | None = None  # compile | crash | timeout | oom | user
     wall_s: float = 0.0
+    oob_total: int = 0  # every out-of-bounds access; `oob` keeps only the first few

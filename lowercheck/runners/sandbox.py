@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 
@@ -44,8 +43,12 @@ _OUTPUT_TAIL = 4000
 _OOM_MARKS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
 
 
-def run_isolated(request: RunRequest, timeout_s: float = 60, memory_mb: int = 4096) -> RunResult:
-    """Run `request` in a child process with a wall-clock and a memory limit. Never raises."""
+def run_isolated(request: RunRequest, timeout_s: float = 60, memory_mb: int | None = 4096) -> RunResult:
+    """Run `request` in a child process with a wall-clock and a memory limit. Never raises.
+
+    memory_mb bounds the child's address space (RLIMIT_AS); None lifts the bound, which a run on a
+    GPU needs (the CUDA driver reserves far more address space than it uses).
+    """
     start = perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="lowercheck-run-") as folder:
@@ -64,24 +67,33 @@ def child_environment(request: RunRequest) -> dict[str, str]:
     return env
 
 
-def _limits(memory_mb: int) -> Callable[[], None]:
-    def apply() -> None:  # runs in the child between fork and exec
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
+def _limit(pid: int, memory_mb: int | None) -> None:
+    """Bound the child's address space and forbid core dumps.
+
+    Set from here with prlimit, right after the child starts (it is still starting Python, long
+    before it loads a runner), not in a `preexec_fn`: `lowercheck diff` starts the two sides from
+    two threads, and Python documents `preexec_fn` as unsafe when threads exist.
+    """
+    try:
+        if memory_mb is not None:
+            limit = memory_mb * 1024 * 1024
+            resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
+        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+    except ProcessLookupError:  # already gone: its exit status tells the rest
+        pass
 
 
-def _run(request: RunRequest, folder: Path, timeout_s: float, memory_mb: int, start: float) -> RunResult:
+def _run(request: RunRequest, folder: Path, timeout_s: float, memory_mb: int | None,
+         start: float) -> RunResult:
     request_path, result_path, log_path = folder / "request.pkl", folder / "result.pkl", folder / "log"
     with open(request_path, "wb") as out:
         pickle.dump(request, out, protocol=pickle.HIGHEST_PROTOCOL)
     command = [sys.executable, "-m", "lowercheck.runners.child", str(request_path), str(result_path)]
     with open(log_path, "wb") as log:
         child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                 env=child_environment(request), cwd=REPO, start_new_session=True,
-                                 preexec_fn=_limits(memory_mb))
+                                 env=child_environment(request), cwd=REPO, start_new_session=True)
         try:
+            _limit(child.pid, memory_mb)
             code = child.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             _kill_group(child.pid)
@@ -104,7 +116,7 @@ def _run(request: RunRequest, folder: Path, timeout_s: float, memory_mb: int, st
     return _died(code, _tail(log_path), wall, memory_mb)
 
 
-def _died(code: int, output: str, wall: float, memory_mb: int) -> RunResult:
+def _died(code: int, output: str, wall: float, memory_mb: int | None) -> RunResult:
     """A child that left no result: killed by a signal, or exited early."""
     if code < 0:
         try:
@@ -113,10 +125,13 @@ def _died(code: int, output: str, wall: float, memory_mb: int) -> RunResult:
             how = f"killed by signal {-code}"
     else:
         how = f"exited with status {code} without a result"
-    oom = any(mark in output for mark in _OOM_MARKS)
-    kind = "oom" if oom else "crash"
-    note = f" (memory limit {memory_mb} MiB)" if oom else ""
-    return RunResult(error=f"the run {how}{note}\n{output}", error_kind=kind, wall_s=wall)
+    limit = f"the memory limit of {memory_mb} MiB" if memory_mb is not None else "the machine's memory"
+    if any(mark in output for mark in _OOM_MARKS):
+        return RunResult(error=f"the run {how}: out of {limit}\n{output}", error_kind="oom", wall_s=wall)
+    if code == -signal.SIGKILL:  # not our timeout: most likely the kernel's OOM killer
+        return RunResult(error=f"the run {how}, most likely out of {limit}\n{output}", error_kind="oom",
+                         wall_s=wall)
+    return RunResult(error=f"the run {how}\n{output}", error_kind="crash", wall_s=wall)
 
 
 def _kill_group(pid: int) -> None:

@@ -17,8 +17,9 @@ Types keep their width: fp32 stays `np.float32`, f16 is `np.float16`, bf16 is `m
 integers wrap (i32 is `np.int32`; unsigned ops view the bits as `np.uint32`), `index` is `np.int64`,
 i1 is `np.bool_`.
 
-There are no barriers or shared memory yet: `gpu.barrier`, atomics and `memref.alloca` are
-`Unsupported`.
+`gpu.barrier` needs no work: each op runs for every lane of the chunk before the next op starts, so
+every store before a barrier is visible to every load after it. Shared memory, atomics and
+`memref.alloca` are `Unsupported` (the front end rejects `__shared__` too).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 from time import perf_counter
 from typing import Any
 
@@ -34,6 +36,7 @@ import numpy as np
 from xdsl.dialects import arith, func, gpu, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    FileLineColLoc,
     FloatAttr,
     Float16Type,
     Float32Type,
@@ -135,6 +138,8 @@ def _wrap_int(value: int, dtype: np.dtype) -> np.ndarray:
 def _unsigned(x: np.ndarray) -> np.ndarray:
     """The same bits read as an unsigned integer of the same width (i1 as uint8)."""
     x = np.asarray(x)
+    if x.dtype.kind == "u":
+        return x
     return x.astype(np.uint8) if x.dtype == np.bool_ else x.view(_UNSIGNED[x.dtype])
 
 
@@ -162,18 +167,29 @@ class _Buffer:
         out = self.data.copy()
         return out.view(self.given) if self.given is not None else out
 
+    def viewed_as(self, dtype: np.dtype) -> _Buffer:
+        """The same memory read as `dtype`, as a C cast of the pointer does (`(float*)bytes`)."""
+        if dtype == self.data.dtype:
+            return self
+        if self.data.nbytes % dtype.itemsize:
+            raise UserError(f"the buffer `{self.name}` ({self.data.nbytes} bytes) cannot be read as "
+                            f"{dtype} elements")
+        return _Buffer(self.name, self.data.view(dtype), None, self.returned)
+
 
 def _bind_params(params: Sequence[ParamOp], args: dict[str, Any]) -> tuple[dict[str, _Buffer],
                                                                             dict[str, int | float]]:
-    buffers: dict[str, _Buffer] = {}
     scalars: dict[str, int | float] = {}
     for param in params:
-        name = param.pname
         if param.kind.data == "scalar":
-            if name not in args:
-                raise UserError(f"no value for the scalar parameter `{name}`")
-            value = args[name]
-            scalars[name] = int(value) if isinstance(value, (bool, np.bool_, np.integer)) else value
+            if param.pname not in args:
+                raise UserError(f"no value for the scalar parameter `{param.pname}`")
+            value = args[param.pname]
+            scalars[param.pname] = int(value) if isinstance(value, (bool, np.bool_, np.integer)) else value
+    buffers: dict[str, _Buffer] = {}
+    for param in params:
+        name = param.pname
+        if param.kind.data != "buffer":
             continue
         dtype = dtype_of(param.element_type)
         if name not in args:
@@ -260,7 +276,7 @@ class _Machine:
                 if text not in buffers:
                     raise UserError(f"launch of @{kernel.sym_name.data}: `{text}` is not a buffer "
                                     "parameter of the entry")
-                values.append(buffers[text])
+                values.append(buffers[text].viewed_as(dtype_of(formal.type.element_type)))
                 continue
             dtype = dtype_of(formal.type)
             value = _evaluate(text, scalars)
@@ -307,9 +323,9 @@ class _Chunk:
             self.env[formal] = value
         with np.errstate(all="ignore"):
             for op in block.ops:
-                if type(op) in _TERMINATORS:
+                if isinstance(op, _TERMINATORS):
                     return [self.env[v] for v in op.operands]
-                rule = _RULES.get(type(op))
+                rule = _rule_for(type(op))
                 if rule is None:
                     raise Unsupported(f"the SIMT emulator does not support `{op.name}`{_where(op)}")
                 for result, value in zip(op.results, rule(self, op, mask)):
@@ -328,9 +344,11 @@ def _split(linear: np.ndarray, extents: list[int]) -> list[np.ndarray]:
 
 
 def _where(op: Operation) -> str:
-    loc = getattr(op, "location", None)
-    text = str(loc) if loc is not None else ""
-    return f" at {text}" if text and "unknown" not in text else ""
+    """` at file:line:col` of the op's source, or nothing."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f" at {loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return ""
 
 
 # --- rules: op class -> function(chunk, op, mask) -> result values ---------------------------------
@@ -338,6 +356,13 @@ def _where(op: Operation) -> str:
 Rule = Callable[[_Chunk, Operation, Mask], Sequence[Any]]
 _RULES: dict[type[Operation], Rule] = {}
 _TERMINATORS = (scf.YieldOp, scf.ConditionOp, func.ReturnOp)
+
+
+@cache
+def _rule_for(op_type: type[Operation]) -> Rule | None:
+    """The rule of the op class or its nearest base: other dialects subclass arith's ops (the tt
+    dialect widens `arith.cmpi` to tensors), and the context may hand us those classes."""
+    return next((_RULES[base] for base in op_type.__mro__ if base in _RULES), None)
 
 
 def _rule(*op_types: type[Operation]) -> Callable[[Rule], Rule]:
@@ -717,6 +742,11 @@ _rule(gpu.ThreadIdOp)(_id("thread_id"))
 _rule(gpu.BlockIdOp)(_id("block_id"))
 _rule(gpu.BlockDimOp)(_id("block_dim"))
 _rule(gpu.GridDimOp)(_id("grid_dim"))
+
+
+@_rule(gpu.BarrierOp)
+def _barrier(chunk: _Chunk, op: Operation, mask: Mask) -> Sequence[Any]:
+    return ()  # lockstep execution already orders every access before it (module docstring)
 
 
 # memory ----------------------------------------------------------------------------------------------

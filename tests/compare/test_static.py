@@ -94,6 +94,7 @@ def test_remapped_bijection_is_equivalent() -> None:
 @pytest.mark.parametrize("grid", ["floor((n + 1023)/1024)"])
 def test_non_affine_index_falls_back_to_the_sweep(grid: str) -> None:
     idx = "Mod(1024*GRID0 + LANE3, n)"  # Mod by a size: not quasi-affine, checked per swept size
-    result = analyse(source(), target(grid=grid, store=idx, load=idx), CORRESPONDENCE, ["n"], SWEEP)
+    sweep = [{"n": 1}, {"n": 300}, {"n": 1000}]  # isl is slow on `mod 4099` pairs; small sizes show it
+    result = analyse(source(), target(grid=grid, store=idx, load=idx), CORRESPONDENCE, ["n"], sweep)
     assert result.strength is Strength.SWEPT
     assert any(f.code == "LC203" for f in result.findings)

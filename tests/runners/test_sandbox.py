@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from pathlib import Path
 from time import perf_counter
@@ -32,6 +33,13 @@ def test_result_comes_back():
     assert result.wall_s > 0
 
 
+def test_runs_from_two_threads():  # as `lowercheck diff` runs the two sides
+    requests = [fake("double", args={"x": np.full(3, float(k))}) for k in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run_isolated, requests))
+    assert [r.outputs["x"].tolist() for r in results] == [[2.0 * k] * 3 for k in range(4)]
+
+
 def test_exception_is_a_crash_with_its_traceback():
     result = run_isolated(fake("raise"))
     assert result.error_kind == "crash"
@@ -44,6 +52,12 @@ def test_timeout_kills_the_child():
     result = run_isolated(fake("sleep"), timeout_s=2)
     assert result.error_kind == "timeout"
     assert perf_counter() - start < 30
+
+
+def test_limits_apply_to_the_child():
+    result = run_isolated(fake("limits"), memory_mb=3000)
+    assert result.outputs["as"].tolist() == [3000 << 20, 3000 << 20]
+    assert result.outputs["core"].tolist() == [0, 0]
 
 
 def test_memory_limit_gives_oom():

@@ -21,14 +21,22 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
 )
 from xdsl.ir import Block, Operation, Region
+from xdsl.utils.exceptions import VerifyException
 
 from lowercheck.dialects._expr import expr_array
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, TensorArg
 from lowercheck.frontends.cuda import parse
 from lowercheck.frontends.cuda.ctype import from_clang
-from lowercheck.frontends.cuda.host import HostFunction, HostReader, launch_calls
+from lowercheck.frontends.cuda.host import (
+    HostFunction,
+    HostReader,
+    is_stream,
+    kernel_symbol,
+    launch_calls,
+    launched_kernel,
+)
 from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
 
 LANGUAGE = "cuda"
@@ -50,6 +58,8 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     for fn in _launchers(path):
         params = []
         for p in (c for c in fn.get_children() if c.kind == parse.ci.CursorKind.PARM_DECL):
+            if is_stream(p.type):
+                continue
             t = from_clang(p.type)
             if t is None:
                 params.append(EntryParam(p.spelling, "unknown"))
@@ -58,7 +68,7 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
                 params.append(EntryParam(p.spelling, "buffer", t.elem.dtype))
             else:
                 params.append(EntryParam(p.spelling, "scalar", t.dtype))
-        kernels = tuple(dict.fromkeys(c.referenced.spelling for c in launch_calls(fn)))
+        kernels = tuple(dict.fromkeys(kernel_symbol(launched_kernel(c)) for c in launch_calls(fn)))
         found.append(EntryCandidate(fn.spelling, parse.location(fn, shown), tuple(params), kernels))
     return found
 
@@ -70,12 +80,15 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
     host = HostReader(fn, shown).read()
     kernels: dict[str, Operation] = {}
     for launch in host.launches:
-        name = launch.kernel.spelling
-        if name not in kernels:
-            kernels[name] = KernelLowering(shown).lower_kernel(launch.kernel)
+        if launch.symbol not in kernels:
+            kernels[launch.symbol] = KernelLowering(shown).lower_kernel(launch.kernel, launch.symbol)
     entry_op = _entry(host, kernels, binding or Binding(), shown)
     module = ModuleOp([entry_op, *kernels.values()])
-    module.verify()
+    try:
+        module.verify()
+    except VerifyException as err:  # a bug of this front end, reported at the user's launcher
+        raise Unsupported(f"the CUDA front end produced invalid IR ({err}); please report it",
+                          parse.location(fn, shown)) from err
     return module
 
 
@@ -110,7 +123,7 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
     reads: dict[str, bool] = {}
     writes: dict[str, bool] = {}
     for launch in host.launches:
-        uses = memref_uses(kernels[launch.kernel.spelling])
+        uses = memref_uses(kernels[launch.symbol])
         for arg, (read, written) in zip(launch.args, uses):
             reads[arg] = reads.get(arg, False) or read
             writes[arg] = writes.get(arg, False) or written
@@ -134,7 +147,7 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
         ops.append(op)
     for launch in host.launches:
         op = LaunchOp.create(properties={
-            "callee": SymbolRefAttr(launch.kernel.spelling),
+            "callee": SymbolRefAttr(launch.symbol),
             "grid": expr_array(launch.grid), "block": expr_array(launch.block),
             "args": ArrayAttr([StringAttr(a) for a in launch.args])})
         op.location = _loc(parse.location(launch.cursor, shown))

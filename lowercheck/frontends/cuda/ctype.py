@@ -32,10 +32,12 @@ class CType:
 
     @property
     def is_float(self) -> bool:
-        return self.kind == "float"
+        return self.kind in ("float", "bfloat")
 
     @property
     def ir(self) -> Attribute:
+        if self.kind == "bfloat":
+            return BFloat16Type()
         if self.kind == "float":
             return _FLOAT_IR[self.bits]()
         if self.kind == "ptr":
@@ -48,6 +50,8 @@ class CType:
         """The torch-style name (float32, int64, bool, ...)."""
         if self.kind == "bool":
             return "bool"
+        if self.kind == "bfloat":
+            return "bfloat16"
         if self.kind == "float":
             return {16: "float16", 32: "float32", 64: "float64"}[self.bits]
         return f"{'' if self.signed else 'u'}int{self.bits}"
@@ -72,7 +76,7 @@ _SCALARS: dict[ci.TypeKind, CType] = {
     TK.INT: INT, TK.UINT: UINT,
     TK.LONG: INT64, TK.ULONG: CType("int", 64, False),
     TK.LONGLONG: INT64, TK.ULONGLONG: CType("int", 64, False),
-    TK.HALF: CType("float", 16), TK.FLOAT16: CType("float", 16),
+    TK.HALF: CType("float", 16), TK.FLOAT16: CType("float", 16), TK.BFLOAT16: CType("bfloat", 16),
     TK.FLOAT: FLOAT, TK.DOUBLE: DOUBLE,
     TK.VOID: VOID,
 }
@@ -90,6 +94,8 @@ def from_clang(t: ci.Type) -> CType | None:
         return CType("ptr", 64, False, elem)
     if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
         return None
+    if canon.kind == TK.UNEXPOSED and canon.spelling.removeprefix("const ") == "__bf16":
+        return _SCALARS[TK.BFLOAT16]  # libclang does not expose __bf16 on every target
     return _SCALARS.get(canon.kind)
 
 

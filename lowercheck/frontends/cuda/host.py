@@ -9,6 +9,7 @@ arguments over the parameters. C's integer division of sizes becomes `floor(a/b)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ import clang.cindex as ci
 import sympy
 
 from lowercheck import symbolic
-from lowercheck.errors import Unsupported
+from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.lower import evaluate
@@ -46,6 +47,28 @@ class Launch:
     block: Dim3
     args: list[str]  # a buffer's name, or an expression over the parameters
 
+    @property
+    def symbol(self) -> str:
+        return kernel_symbol(self.kernel)
+
+
+def kernel_symbol(kernel: ci.Cursor) -> str:
+    """The kernel's function name; a template instance adds its arguments (`k<float, 4>`: `k_float_4`)."""
+    parts = [kernel.spelling]
+    for i in range(max(kernel.get_num_template_arguments(), 0)):
+        if kernel.get_template_argument_kind(i) == ci.TemplateArgumentKind.TYPE:
+            parts.append(kernel.get_template_argument_type(i).spelling)
+        else:
+            parts.append(str(kernel.get_template_argument_value(i)))
+    return "_".join(re.sub(r"\W+", "_", p).strip("_") for p in parts)
+
+
+def is_stream(t: ci.Type) -> bool:
+    """`cudaStream_t`: a launcher parameter that orders work but changes no result, so not an entry
+    parameter."""
+    canon = t.get_canonical()
+    return canon.kind == ci.TypeKind.POINTER and canon.get_pointee().get_declaration().spelling == "CUstream_st"
+
 
 @dataclass
 class HostFunction:
@@ -57,10 +80,10 @@ class HostFunction:
 
 def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
     """The `k<<<...>>>(...)` calls in a function body, in source order."""
-    return [c for c in walk(fn) if c.kind == K.CALL_EXPR and _launched_kernel(c) is not None]
+    return [c for c in walk(fn) if c.kind == K.CALL_EXPR and launched_kernel(c) is not None]
 
 
-def _launched_kernel(call: ci.Cursor) -> ci.Cursor | None:
+def launched_kernel(call: ci.Cursor) -> ci.Cursor | None:
     ref = call.referenced
     if ref is None or ref.kind != K.FUNCTION_DECL:
         return None
@@ -91,6 +114,8 @@ class HostReader:
         self.values: dict[int, object] = {}  # decl hash -> expression | Dim3 | Buffer | None (unknown)
         params = []
         for p in (c for c in children(fn) if c.kind == K.PARM_DECL):
+            if is_stream(p.type):
+                continue
             t = ct.from_clang(p.type)
             if t is None or t.kind == "void":
                 raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
@@ -103,9 +128,24 @@ class HostReader:
 
     def read(self) -> HostFunction:
         body = next((c for c in children(self.fn) if c.kind == K.COMPOUND_STMT), None)
-        if body is not None:
-            self.stmts(children(body))
+        try:
+            if body is not None:
+                self.stmts(children(body))
+        except LowercheckError:
+            raise
+        except Exception as err:  # a bug here must still end at the user's line, not in a traceback
+            raise Unsupported(f"the CUDA front end failed on this launcher ({type(err).__name__}: "
+                              f"{err}); please report it", location(self.fn, self.shown)) from err
         return self.result
+
+    def _launch_arg(self, a: ci.Cursor) -> str:
+        t = ct.from_clang(a.type)
+        if t is not None and t.kind == "ptr":
+            buffer = self.buffer(a)
+            if buffer.temp and buffer not in self.result.temps:
+                self.result.temps.append(buffer)
+            return buffer.name
+        return symbolic.format(self.expr(a))
 
     # ------------------------------------------------------------ statements
     def stmts(self, stmts: list[ci.Cursor]) -> bool:
@@ -124,9 +164,55 @@ class HostReader:
                 self.effect(s)
             elif launch_calls(s):
                 raise self.unsupported("a kernel launch under control flow (`if`, loops)", s)
+            elif s.kind == K.IF_STMT and len(children(s)) in (2, 3):
+                if not self.branch(s):
+                    return False
             else:
-                self.forget(s)  # an `if`/loop without launches: what it assigns becomes unknown
+                self.forget(s)  # a loop without launches: what it assigns becomes unknown
         return True
+
+    def branch(self, s: ci.Cursor) -> bool:
+        """An `if` without launches: a branch that returns leaves the other's values (`if (n == 0)
+        return;`); a variable both paths set is their Min/Max where the condition compares the two
+        values (`if (grid > 16) grid = 16;`), unknown otherwise. False when both branches return."""
+        cond, *arms = children(s)
+        before = self.values
+        outcomes = []
+        for arm in arms + [None] * (2 - len(arms)):
+            self.values = dict(before)
+            falls_through = self.stmts([arm]) if arm is not None else True
+            outcomes.append((falls_through, self.values))
+        (then_falls, then_values), (else_falls, else_values) = outcomes
+        if not (then_falls or else_falls):
+            self.values = before
+            return False
+        if not then_falls or not else_falls:
+            self.values = then_values if then_falls else else_values
+            return True
+        self.values = before  # the condition reads the values from before the `if`
+        merged = {}
+        for key, old in before.items():
+            yes, no = then_values.get(key, old), else_values.get(key, old)
+            merged[key] = yes if yes is no or yes == no else self.select(cond, yes, no)
+        self.values = merged
+        return True
+
+    def select(self, cond: ci.Cursor, yes: object, no: object) -> sympy.Expr | None:
+        """`cond ? yes : no` as Max(yes, no) when `cond` holds exactly when yes >= no (or yes > no,
+        the same where they are equal) over the integers, Min when it holds exactly when yes <= no;
+        else None. `if (grid > 16) grid = 16` is Min(grid, 16); `n > 0 ? n : 1` is Max(n, 1)."""
+        c = _strip(cond)
+        if not (isinstance(yes, sympy.Basic) and isinstance(no, sympy.Basic)) or \
+                c.kind != K.BINARY_OPERATOR or c.binary_operator not in _AT_LEAST_ZERO:
+            return None
+        lhs, rhs = (self.try_expr(k) for k in children(c))
+        if lhs is None or rhs is None:
+            return None
+        holds = _AT_LEAST_ZERO[c.binary_operator](lhs, rhs)  # cond  <=>  holds >= 0
+        for rule, pick in ((B.GE, sympy.Max), (B.GT, sympy.Max), (B.LE, sympy.Min), (B.LT, sympy.Min)):
+            if sympy.expand(holds - _AT_LEAST_ZERO[rule](yes, no)) == 0:
+                return pick(yes, no)
+        return None
 
     def forget(self, s: ci.Cursor) -> None:
         for c in walk(s):
@@ -156,7 +242,7 @@ class HostReader:
     def effect(self, e: ci.Cursor) -> None:
         c = _strip(e)
         if c.kind == K.CALL_EXPR:
-            kernel = _launched_kernel(c)
+            kernel = launched_kernel(c)
             if kernel is not None:
                 return self.launch(c, kernel)
             if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
@@ -202,16 +288,7 @@ class HostReader:
         config = next(c for c in children(call) if c.kind == K.CALL_EXPR and c.spelling == "cudaConfigureCall")
         config_args = list(config.get_arguments())
         grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
-        args = []
-        for a in call.get_arguments():
-            t = ct.from_clang(a.type)
-            if t is not None and t.kind == "ptr":
-                buffer = self.buffer(a)
-                if buffer.temp and buffer not in self.result.temps:
-                    self.result.temps.append(buffer)
-                args.append(buffer.name)
-            else:
-                args.append(symbolic.format(self.expr(a)))
+        args = [self._launch_arg(a) for a in call.get_arguments()]
         self.result.launches.append(Launch(call, kernel, grid, block, args))
 
     # ------------------------------------------------------------ expressions
@@ -275,7 +352,8 @@ class HostReader:
         constant = evaluate(e)
         if constant is not None:
             return sympy.nsimplify(constant)
-        raise self.unsupported(f"the value of `{e.spelling}` here", e)
+        raise self.unsupported(f"the value of `{e.spelling}` here (computed under control flow or "
+                               "from something lowercheck does not model)", e)
 
     def _member(self, e: ci.Cursor) -> sympy.Expr:
         kids = children(e)
@@ -293,6 +371,13 @@ class HostReader:
         lhs, rhs = children(e)
         integer = ct.from_clang(e.type) is not None and ct.from_clang(e.type).is_int
         return rule(self.expr(lhs), self.expr(rhs), integer)
+
+    def _conditional(self, e: ci.Cursor) -> sympy.Expr:
+        cond, yes, no = children(e)
+        value = self.select(cond, self.expr(yes), self.expr(no))
+        if value is None:
+            raise self.unsupported(f"the conditional `{_text(e)}` (only a min or max of its two values)", e)
+        return value
 
     def _call(self, e: ci.Cursor) -> sympy.Expr:
         """min/max, and host helpers whose body is one `return` (`cdiv(n, 256)`)."""
@@ -318,6 +403,12 @@ def _div(a: sympy.Expr, b: sympy.Expr, integer: bool) -> sympy.Expr:
     return sympy.floor(a / b) if integer else a / b  # C truncates; floor is the same for sizes >= 0
 
 
+# An integer comparison `a OP b` as `e >= 0` (a > b is a - b - 1 >= 0).
+_AT_LEAST_ZERO: dict[B, Callable[[sympy.Expr, sympy.Expr], sympy.Expr]] = {
+    B.GE: lambda a, b: a - b, B.GT: lambda a, b: a - b - 1,
+    B.LE: lambda a, b: b - a, B.LT: lambda a, b: b - a - 1,
+}
+
 _HOST_BINARY: dict[B, Callable[[sympy.Expr, sympy.Expr, bool], sympy.Expr]] = {
     B.Add: lambda a, b, i: a + b,
     B.Sub: lambda a, b, i: a - b,
@@ -338,6 +429,7 @@ _HOST_EXPRESSIONS: dict[ci.CursorKind, Callable[[HostReader, ci.Cursor], sympy.E
     K.MEMBER_REF_EXPR: HostReader._member,
     K.BINARY_OPERATOR: HostReader._binary,
     K.CALL_EXPR: HostReader._call,
+    K.CONDITIONAL_OPERATOR: HostReader._conditional,
 }
 
 

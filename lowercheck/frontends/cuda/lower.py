@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from lowercheck.errors import Unsupported
+from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.parse import children, location, member_name, unary_operator
@@ -195,6 +195,7 @@ class KernelLowering:
         self.env: dict[object, Value] = {}
         self.types: dict[object, CType] = {}
         self.frames: list[Frame] = []
+        self.at: ci.Cursor | None = None  # the construct being lowered, for error locations
 
     # -------------------------------------------------------- helpers
     def where(self, cursor: ci.Cursor):
@@ -274,7 +275,18 @@ class KernelLowering:
         return self.scalar(self.convert(v, t, ct.BOOL, cursor), cursor)
 
     # -------------------------------------------------------- kernels and helpers
-    def lower_kernel(self, fn: ci.Cursor) -> func.FuncOp:
+    def lower_kernel(self, fn: ci.Cursor, name: str | None = None) -> func.FuncOp:
+        """The kernel `fn` as `func.func @name`. Raises Unsupported at the construct it cannot lower."""
+        self.at = fn
+        try:
+            return self._lower_kernel(fn, name)
+        except LowercheckError:
+            raise
+        except Exception as err:  # a bug here must still end at the user's line, not in a traceback
+            raise Unsupported(f"the CUDA front end failed here ({type(err).__name__}: {err}); please "
+                              "report it", self.where(self.at)) from err
+
+    def _lower_kernel(self, fn: ci.Cursor, name: str | None) -> func.FuncOp:
         params = [c for c in children(fn) if c.kind == K.PARM_DECL]
         types = [self.ctype(p.type, p) for p in params]
         self.block = Block(arg_types=[t.ir for t in types])
@@ -287,7 +299,7 @@ class KernelLowering:
         self.seq(children(body))
         self.frames.pop()
         self.emit(func.ReturnOp(), fn)
-        op = func.FuncOp(fn.spelling, ([t.ir for t in types], []), Region(self.block))
+        op = func.FuncOp(name or fn.spelling, ([t.ir for t in types], []), Region(self.block))
         op.location = self._loc(fn)
         op.attributes["gpu.kernel"] = UnitAttr()
         return op
@@ -371,13 +383,15 @@ class KernelLowering:
             self.expr(kids[0])
 
     def stmt(self, s: ci.Cursor) -> None:
+        self.at = s
         handler = _STATEMENTS.get(s.kind)
         if handler is not None:
             handler(self, s)
         elif s.kind.is_expression():
             self.expr(s)
         else:
-            raise self.unsupported(f"the statement `{s.kind.name.lower()}`", s)
+            name = _STATEMENT_NAMES.get(s.kind, s.kind.name.lower())
+            raise self.unsupported(f"the statement {name}", s)
 
     def _compound(self, s: ci.Cursor) -> None:
         self.seq(children(s))
@@ -688,6 +702,7 @@ class KernelLowering:
 
     # -------------------------------------------------------- expressions
     def expr(self, e: ci.Cursor) -> tuple[Value, CType]:
+        self.at = e
         handler = _EXPRESSIONS.get(e.kind)
         if handler is None:
             raise self.unsupported(f"the expression `{_text(e)}` ({e.kind.name.lower()})", e)
@@ -711,13 +726,17 @@ class KernelLowering:
                 return self._literal(e)
             raise self.unsupported(f"the expression `{_text(e)}`", e)
         t = self.ctype(e.type, e)
+        if kids[0].kind == K.DECL_REF_EXPR and kids[0].referenced is None and evaluate(e) is not None:
+            return self._literal(e)  # a template's value parameter, substituted
         v, src = self.expr(kids[0])
         return self.convert(v, src, t, e), t
 
     def _decl_ref(self, e: ci.Cursor) -> tuple[Value, CType]:
         decl = e.referenced
         if decl is None:
-            raise self.unsupported(f"`{e.spelling}`", e)
+            if evaluate(e) is not None:  # a template's value parameter, substituted
+                return self._literal(e)
+            raise self.unsupported(f"`{_text(e)}`", e)
         if decl.kind == K.ENUM_CONSTANT_DECL:
             return self.constant(decl.enum_value, ct.INT, e), ct.INT
         key = _decl_key(decl)
@@ -780,29 +799,39 @@ class KernelLowering:
         assert p.ctype.elem is not None
         return self.load(p, e), p.ctype.elem
 
-    # assignment targets: a local variable or a memory location
-    def read(self, target: ci.Cursor) -> tuple[Value, CType]:
-        return self.expr(target)
-
-    def write(self, target: ci.Cursor, v: Value, t: CType, e: ci.Cursor) -> None:
+    # assignment targets: a local variable (its declaration's key) or a memory location (a Ptr),
+    # resolved once so that `x[j++] += 1` evaluates `j++` once
+    def lvalue(self, target: ci.Cursor, e: ci.Cursor) -> object | Ptr:
         target = _strip_parens(target)
         if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
             key = _decl_key(target.referenced)
             if key not in self.env:
                 raise self.unsupported(f"assigning `{target.spelling}` (globals)", e)
-            self.env[key] = self.convert(v, t, self.types[key], e)
-            return
-        p = self._subscript_ptr(target)
-        assert p.ctype.elem is not None
-        self.store(p, self.scalar(self.convert(v, t, p.ctype.elem, e), e), e)
+            return key
+        return self._subscript_ptr(target)
+
+    def read(self, place: object | Ptr, e: ci.Cursor) -> tuple[Value, CType]:
+        if isinstance(place, Ptr):
+            assert place.ctype.elem is not None
+            return self.load(place, e), place.ctype.elem
+        return self.env[place], self.types[place]
+
+    def write(self, place: object | Ptr, v: Value, t: CType, e: ci.Cursor) -> tuple[Value, CType]:
+        """Store `v` converted to the target's type; returns the value stored (C's result)."""
+        if isinstance(place, Ptr):
+            assert place.ctype.elem is not None
+            stored = self.scalar(self.convert(v, t, place.ctype.elem, e), e)
+            self.store(place, stored, e)
+            return stored, place.ctype.elem
+        self.env[place] = self.convert(v, t, self.types[place], e)
+        return self.env[place], self.types[place]
 
     def _binary(self, e: ci.Cursor) -> tuple[Value, CType]:
         op = e.binary_operator
         lhs, rhs = children(e)
         if op == B.Assign:
             v, t = self.expr(rhs)
-            self.write(lhs, v, t, e)
-            return v, t
+            return self.write(self.lvalue(lhs, e), v, t, e)
         if op in (B.LAnd, B.LOr):
             return self._logical(e, op, lhs, rhs)
         if op == B.Comma:
@@ -852,15 +881,15 @@ class KernelLowering:
     def _compound_assign(self, e: ci.Cursor) -> tuple[Value, CType]:
         op = _COMPOUND[e.binary_operator]
         lhs, rhs = children(e)
-        old, lt = self.read(lhs)
-        b, bt = self.expr(rhs)
+        b, bt = self.expr(rhs)  # C leaves the order unspecified; the right side first, as clang does
+        place = self.lvalue(lhs, e)
+        old, lt = self.read(place, e)
         if lt.kind == "ptr":
             new, nt = self._pointer_arith(op, old, lt, b, bt, e)
         else:
             computation = ct.promote(lt) if op in _SHIFTS else ct.common(lt, bt)
             new, nt = self.arith(op, old, lt, b, bt, computation, e)
-        self.write(lhs, new, nt, e)
-        return self.read(lhs) if _strip_parens(lhs).kind == K.DECL_REF_EXPR else (new, nt)
+        return self.write(place, new, nt, e)
 
     def _logical(self, e, op, lhs, rhs) -> tuple[Value, CType]:
         """`&&`/`||`: arith.andi/ori when the right side is a pure computation, else scf.if, so that
@@ -920,12 +949,13 @@ class KernelLowering:
         kind = unary_operator(e, self.shown)
         operand = children(e)[0]
         if kind in ("pre++", "pre--", "post++", "post--"):
-            old, t = self.read(operand)
+            place = self.lvalue(operand, e)
+            old, t = self.read(place, e)
             one_t = ct.INT if t.kind == "ptr" else t
             one = self.constant(1, one_t, e)
             new, nt = self.arith(B.Add if "++" in kind else B.Sub, old, t, one, one_t, t, e)
-            self.write(operand, new, nt, e)
-            return (new, nt) if kind.startswith("pre") else (old, t)
+            stored = self.write(place, new, nt, e)
+            return stored if kind.startswith("pre") else (old, t)
         if kind == "&":
             return self._subscript_ptr(_strip_parens(operand)), self.ctype(e.type, e)
         if kind == "*":
@@ -956,6 +986,14 @@ class KernelLowering:
         name = callee.spelling
         if name.startswith("__builtin_") and evaluate(e) is not None:  # INFINITY, NAN
             return self._literal(e)
+        if name == "printf":  # no effect on memory; its arguments still load what they read
+            for a in args:
+                self.expr(a)
+            return self.constant(0, ct.INT, e), ct.INT
+        if name in _CONVERSION_CALLS and len(args) == 1:
+            v, t = self.expr(args[0])
+            rt = self.ctype(e.type, e)
+            return self.convert(v, t, rt, e), rt
         if name == "__syncthreads":
             self.emit(gpu.BarrierOp(), e)
             return Undef(ct.VOID), ct.VOID
@@ -998,15 +1036,22 @@ def _float_to_int(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
 
 
 def _float_conv(lo: KernelLowering, v, src: CType, dst: CType, e) -> SSAValue:
+    if dst.bits == src.bits:  # f16 <-> bf16: through f32
+        v = lo.emit1(arith.ExtFOp(v, ct.FLOAT.ir), e)
+        return lo.emit1(arith.TruncFOp(v, dst.ir), e)
     return lo.emit1((arith.ExtFOp if dst.bits > src.bits else arith.TruncFOp)(v, dst.ir), e)
 
 
 _CONVERSIONS: dict[tuple[str, str], Callable[..., SSAValue]] = {
     ("int", "int"): _int_conv, ("bool", "int"): _int_conv,
-    ("int", "bool"): _to_bool, ("float", "bool"): _to_bool,
+    ("int", "bool"): _to_bool, ("float", "bool"): _to_bool, ("bfloat", "bool"): _to_bool,
     ("int", "float"): _int_to_float, ("bool", "float"): _int_to_float,
-    ("float", "int"): _float_to_int, ("float", "float"): _float_conv,
+    ("int", "bfloat"): _int_to_float, ("bool", "bfloat"): _int_to_float,
+    ("float", "int"): _float_to_int, ("bfloat", "int"): _float_to_int,
+    ("float", "float"): _float_conv, ("float", "bfloat"): _float_conv, ("bfloat", "float"): _float_conv,
 }
+# Calls that are conversions to their result type.
+_CONVERSION_CALLS = ("__float2half", "__half2float", "__float2bfloat16", "__bfloat162float")
 
 _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = {
     K.COMPOUND_STMT: KernelLowering._compound,
@@ -1017,6 +1062,10 @@ _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = 
     K.DO_STMT: KernelLowering._do,
     K.NULL_STMT: lambda lo, s: None,
 }
+
+_STATEMENT_NAMES = {K.BREAK_STMT: "`break`", K.SWITCH_STMT: "`switch`", K.GOTO_STMT: "`goto`",
+                    K.LABEL_STMT: "with a label", K.CXX_TRY_STMT: "`try`", K.ASM_STMT: "`asm`",
+                    K.CONTINUE_STMT: "`continue`", K.RETURN_STMT: "`return`"}
 
 _EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Value, CType]]] = {
     K.INTEGER_LITERAL: KernelLowering._literal,

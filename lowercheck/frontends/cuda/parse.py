@@ -25,6 +25,7 @@ _EMPTY_HEADERS = (
     "device_functions.h", "math_functions.h", "cuda_device_runtime_api.h", "math.h", "cmath",
     "stdio.h", "cstdio", "stdlib.h", "cstdlib", "stdint.h", "cstdint", "stddef.h", "cstddef",
     "assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "string.h", "cstring",
+    "cuda_fp16.h", "cuda_bf16.h", "vector_types.h",
 )
 
 
@@ -94,8 +95,9 @@ def _shown_name(name: str, shown: str) -> str:
 
 
 def location(cursor: ci.Cursor, shown: str | None = None) -> SourceLocation:
-    """The cursor's position as the user wrote the file name (`shown`) where it is the main file."""
-    loc = cursor.location
+    """The cursor's position as the user wrote the file name (`shown`) where it is the main file.
+    A member access is at its start (`blockIdx.x` at `blockIdx`, as clang's other expressions)."""
+    loc = cursor.extent.start if cursor.kind == ci.CursorKind.MEMBER_REF_EXPR else cursor.location
     name = loc.file.name if loc.file else (shown or "<unknown>")
     if shown is not None and loc.file is not None:
         name = _shown_name(name, shown)

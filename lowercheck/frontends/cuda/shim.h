@@ -6,7 +6,6 @@
  * lives here. Declarations only: lowercheck lowers calls by name (see lower.py), never their bodies.
  */
 #pragma once
-#include "__clang_cuda_builtin_vars.h"
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -49,6 +48,15 @@ struct dim3 {
   unsigned int x, y, z;
   __HD__ constexpr dim3(unsigned int x = 1, unsigned int y = 1, unsigned int z = 1) : x(x), y(y), z(z) {}
 };
+/* The builtin variables as plain structs (not clang's property-based __clang_cuda_builtin_vars.h),
+ * so that `threadIdx.x` is an ordinary member access whose name libclang reports, inside macros too. */
+struct uint3 { unsigned int x, y, z; };
+extern const __device__ uint3 threadIdx;
+extern const __device__ uint3 blockIdx;
+extern const __device__ dim3 blockDim;
+extern const __device__ dim3 gridDim;
+extern const __device__ int warpSize;
+
 typedef struct CUstream_st *cudaStream_t;
 typedef enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
 enum cudaMemcpyKind {
@@ -77,6 +85,21 @@ void *memcpy(void *dst, const void *src, size_t bytes);
 void exit(int status);
 }
 template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes) { return cudaMalloc((void **)ptr, bytes); }
+
+/* Half precision (<cuda_fp16.h>, <cuda_bf16.h>) as clang's arithmetic types; vector types parse so
+ * that lowering can name them as unsupported. */
+typedef _Float16 __half;
+typedef __bf16 __nv_bfloat16;
+__HD__ __half __float2half(float);
+__HD__ float __half2float(__half);
+__HD__ __nv_bfloat16 __float2bfloat16(float);
+__HD__ float __bfloat162float(__nv_bfloat16);
+struct float2 { float x, y; };
+struct float4 { float x, y, z, w; };
+struct int2 { int x, y; };
+struct int4 { int x, y, z, w; };
+__HD__ float2 make_float2(float, float);
+__HD__ float4 make_float4(float, float, float, float);
 
 /* Math: the C function and CUDA's float overload of each name. */
 #define __LC_MATH1(name) \

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from lowercheck.errors import SourceLocation, UserError
+from lowercheck.frontends.base import NeedsConcreteSizes
 
 TARGET = ("cuda", 90, 32)
 _INT32 = range(-(2**31), 2**31)
@@ -76,6 +77,8 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
     for index, param in enumerate(fn.params):
         value = bound[param.name]
         if param.is_constexpr:
+            if is_symint(value):
+                raise NeedsConcreteSizes(f"the constexpr `{param.name}` of `{fn.__name__}` depends on sizes")
             signature.append((param.name, "constexpr"))
             constexprs.append((param.name, value))
             continue
@@ -183,7 +186,7 @@ def ttir(fn, variant: Variant, shown_file: str) -> str:
             where = SourceLocation(shown_file, int(found["line"]), int(found["col"]))
             raise UserError(f"Triton cannot compile `{fn.__name__}`: {found['msg']}", where) from None
         raise UserError(f"Triton cannot compile `{fn.__name__}`: {err}",
-                        SourceLocation(shown_file, fn.starting_line_number)) from None
+                        SourceLocation(shown_file, fn.def_file_line_number)) from None
     text = str(module)
     _TTIR_CACHE[key] = text
     return text
@@ -195,11 +198,11 @@ def _compile_error_location(err, fn, shown_file: str) -> SourceLocation:
 
     from triton.runtime.jit import JITFunction
 
-    start = fn.starting_line_number
+    start = fn.def_file_line_number
     module = sys.modules.get(fn.__module__)
     for value in vars(module).values() if module else ():
         if isinstance(value, JITFunction) and value.src == err.src:
-            start = value.starting_line_number
+            start = value.def_file_line_number
     node = err.node
     line = start + getattr(node, "lineno", 1) - 1
     return SourceLocation(shown_file, line, getattr(node, "col_offset", -1) + 1)

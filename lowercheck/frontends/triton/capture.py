@@ -1,0 +1,295 @@
+"""Run a wrapper on fake tensors and record its kernel launches instead of running them.
+
+Symbolic capture (no concrete sizes): every size name is one torch symbol (`ShapeEnv`), tensors are
+FakeTensors of symbolic shape, so `triton.cdiv(n, 1024)` arrives as the SymInt `((s0 + 1023)//1024)`,
+which `expr_of` turns into `floor((n + 1023)/1024)`. A wrapper that branches on a size (a guard), or
+needs data (`.item()`), cannot be captured symbolically: `NeedsConcreteSizes`.
+Concrete capture: the same with integer sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from lowercheck import symbolic
+from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.triton.source import jit_function, user_frame
+
+# Size hints: > 1, no multiple of 16, all distinct (so no two sizes look equal to torch).
+_HINTS = (4099, 4111, 4127, 4133, 4139, 4153, 4157, 4159, 4177, 4201, 4211, 4217, 4219, 4229)
+
+
+@dataclass
+class Launch:
+    kernel: Any  # the JITFunction
+    grid: tuple[Any, ...]  # one value per axis (SymInt, int, or a symbolic.* string for kernel entries)
+    bound: dict[str, Any]  # every kernel param by name (defaults applied)
+    options: dict[str, Any]  # launch options (num_warps, num_stages, ...)
+    location: SourceLocation | None
+
+
+@dataclass
+class Capture:
+    launches: list[Launch]
+    inputs: dict[str, Any]  # entry param -> the value it received
+    returned: list[Any]  # the wrapper's returned tensors, in order
+    symbolic: bool
+    names: dict[str, str] = field(default_factory=dict)  # torch symbol name -> size name
+
+    def expr_of(self, value: Any) -> str:
+        """An int-like captured value as an index expression over the size names."""
+        return symbolic.format(self.sympy_of(value))
+
+    def sympy_of(self, value: Any) -> sympy.Basic:
+        import torch
+
+        if isinstance(value, torch.SymInt):
+            return _plain(value.node.expr, self.names)
+        if isinstance(value, bool):
+            return sympy.Integer(int(value))
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        raise Unsupported(f"a launch receives {type(value).__name__} where an integer was expected")
+
+
+def torch_dtype(name: str):
+    import torch
+
+    dtype = getattr(torch, name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise UserError(f"unknown dtype `{name}`", hint="use a torch dtype name: float32, float16, int32, ...")
+    return dtype
+
+
+def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None = None) -> Capture:
+    """Call `fn` (a wrapper, or a kernel when `kernel_grid` is given) with fake arguments from
+    `binding`; return its launches. Raises NeedsConcreteSizes, UserError (at the user's line)."""
+    import torch
+    from torch._dynamo.source import ConstantSource  # FakeTensorMode imports torch._dynamo anyway
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
+
+    is_symbolic = binding.sizes is None
+    env = ShapeEnv(duck_shape=False) if is_symbolic else None
+    mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    sizes: dict[str, Any] = {}
+    names: dict[str, str] = {}
+
+    def size(name: str | int) -> Any:
+        if isinstance(name, int) or (isinstance(name, str) and name.lstrip("-").isdigit()):
+            return int(name)
+        if name in sizes:
+            return sizes[name]
+        if not is_symbolic:
+            if name not in binding.sizes:
+                raise UserError(f"no value for size `{name}`", hint="give every size a value")
+            sizes[name] = int(binding.sizes[name])
+            return sizes[name]
+        hint = _HINTS[len(sizes) % len(_HINTS)] + 64 * (len(sizes) // len(_HINTS))
+        sym = env.create_symbol(hint, source=ConstantSource(name), dynamic_dim=DimDynamic.DYNAMIC)
+        names[str(sym)] = name
+        sizes[name] = env.create_symintnode(sym, hint=hint)
+        return sizes[name]
+
+    signature = inspect.signature(fn if kernel_grid is None else jit_function(fn).fn)
+    constexprs = set() if kernel_grid is None else {p.name for p in jit_function(fn).params if p.is_constexpr}
+    inputs: dict[str, Any] = {}
+    with mode:
+        for pname, param in signature.parameters.items():
+            arg = binding.args.get(pname)
+            if isinstance(arg, TensorArg):
+                shape = [size(s) for s in arg.shape]
+                inputs[pname] = torch.empty(shape, dtype=torch_dtype(arg.dtype))
+            elif isinstance(arg, SizeArg):
+                inputs[pname] = size(arg.size)
+            elif isinstance(arg, ScalarArg):
+                if pname in constexprs:  # a kernel entry's tile size: a value, never a size
+                    inputs[pname] = arg.value
+                elif arg.dtype.startswith(("int", "uint")) and is_symbolic:
+                    inputs[pname] = size(pname)
+                elif arg.dtype.startswith(("int", "uint")):
+                    inputs[pname] = int(binding.sizes.get(pname, arg.value))
+                elif arg.dtype == "bool":
+                    inputs[pname] = bool(arg.value)
+                else:
+                    inputs[pname] = float(arg.value)
+            elif param.default is not inspect.Parameter.empty:
+                continue
+            else:
+                raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
+                                hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
+
+    launches: list[Launch] = []
+    with mode, _recording(launches, path), _size_aware_min_max(fn):
+        try:
+            if kernel_grid is None:
+                result = fn(**inputs)
+            else:
+                fn[(1,)](**inputs)
+                result = None
+        except NeedsConcreteSizes:
+            raise
+        except Exception as err:  # noqa: BLE001 - classified below
+            _classify(err, env, fn, path)
+    if env is not None and env.guards:
+        guards = ", ".join(str(_plain(g.expr, names)) for g in env.guards[:3])
+        raise NeedsConcreteSizes(f"`{fn.__name__}` branches on sizes ({guards})")
+    if kernel_grid is not None:
+        for launch in launches:
+            launch.grid = tuple(kernel_grid)
+    returned = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
+    return Capture(launches, inputs, returned, is_symbolic, names)
+
+
+@contextlib.contextmanager
+def _size_aware_min_max(fn: Callable) -> Iterator[None]:
+    """`min(triton.cdiv(n, B), 4)` in a wrapper: Python's min compares, which makes torch guard on
+    the size; torch.sym_min keeps `Min(...)` symbolic. Shadow the builtins in the wrapper's globals
+    while it runs."""
+    import builtins
+
+    import torch
+
+    def lifted(builtin, symbolic_fn):
+        def choose(*args, **kwargs):
+            values = args[0] if len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) else args
+            if kwargs or len(values) < 2 or not any(isinstance(v, torch.SymInt) for v in values):
+                return builtin(*args, **kwargs)
+            result = values[0]
+            for value in values[1:]:
+                result = symbolic_fn(result, value)
+            return result
+        return choose
+
+    scope = getattr(fn, "__globals__", None)
+    if scope is None:
+        yield
+        return
+    saved = {name: scope[name] for name in ("min", "max") if name in scope}
+    scope["min"] = lifted(builtins.min, torch.sym_min)
+    scope["max"] = lifted(builtins.max, torch.sym_max)
+    try:
+        yield
+    finally:
+        for name in ("min", "max"):
+            scope.pop(name, None)
+        scope.update(saved)
+
+
+def _classify(err: Exception, env, fn: Callable, path: str) -> None:
+    from torch._subclasses.fake_tensor import (
+        DataDependentOutputException,
+        DynamicOutputShapeException,
+        UnsupportedOperatorException,
+    )
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    where = user_frame(err, os.path.realpath(path), path)
+    if isinstance(err, (GuardOnDataDependentSymNode, DataDependentOutputException, DynamicOutputShapeException)):
+        raise NeedsConcreteSizes(f"`{fn.__name__}` depends on tensor data ({type(err).__name__}"
+                                 f"{' at ' + str(where) if where else ''})") from None
+    if isinstance(err, UnsupportedOperatorException):
+        raise NeedsConcreteSizes(f"`{fn.__name__}` uses an op fake tensors do not support: {err}") from None
+    if env is not None and env.guards:
+        # It raised after branching on a size: the hint, not the user, may be at fault.
+        raise NeedsConcreteSizes(f"`{fn.__name__}` raised {type(err).__name__} after branching on sizes"
+                                 f"{' at ' + str(where) if where else ''}") from None
+    raise UserError(f"`{fn.__name__}` raised {type(err).__name__}: {err}", where) from None
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in _flatten(v)]
+    return [] if value is None else [value]
+
+
+@contextlib.contextmanager
+def _recording(launches: list[Launch], path: str) -> Iterator[None]:
+    """Replace launching with recording: `JITFunction.run` (reached by `K[grid](...)` and through
+    `@triton.heuristics`) and `Autotuner.run` (which then takes the first config)."""
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    real = os.path.realpath(path)
+    saved = (JITFunction.run, Autotuner.run)
+
+    def record(self, *args, grid, warmup, **kwargs):
+        names = set(self.signature.parameters)
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k not in names}
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise UserError(f"launch of `{self.__name__}`: {err}", _caller(real, path)) from None
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        if callable(grid):
+            grid = grid({**values, **options})
+        grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+        launches.append(Launch(self, grid, values, options, _caller(real, path)))
+
+    def autotuned(self, *args, **kwargs):
+        config = self.configs[0]
+        return self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
+
+    JITFunction.run, Autotuner.run = record, autotuned
+    try:
+        yield
+    finally:
+        JITFunction.run, Autotuner.run = saved
+
+
+def _caller(real: str, shown: str) -> SourceLocation | None:
+    frame = inspect.currentframe()
+    while frame is not None:
+        if os.path.realpath(frame.f_code.co_filename) == real:
+            return SourceLocation(shown, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+# torch's sympy functions -> plain sympy that `symbolic.format` prints and `symbolic.parse` reads.
+def _over(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    """a/b kept as written: `floor((n + 1023)/1024)`, not `floor(n/1024 + 1023/1024)`."""
+    return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
+
+
+_RULES: dict[str, Callable[..., sympy.Basic]] = {
+    "FloorDiv": lambda a, b: sympy.floor(_over(a, b)),
+    "CleanDiv": lambda a, b: sympy.floor(_over(a, b)),
+    "CeilDiv": lambda a, b: sympy.ceiling(_over(a, b)),
+    "IntTrueDiv": _over,
+    "ModularIndexing": lambda x, d, m: sympy.Mod(sympy.floor(_over(x, d)), m),
+    "PythonMod": sympy.Mod,
+    "Mod": sympy.Mod,
+    "Max": sympy.Max,
+    "Min": sympy.Min,
+    "FloorToInt": sympy.floor,
+    "CeilToInt": sympy.ceiling,
+    "Identity": lambda x: x,
+    "PowByNatural": lambda a, b: a**b,
+}
+
+
+def _plain(expr: sympy.Basic, names: dict[str, str]) -> sympy.Basic:
+    if isinstance(expr, sympy.Symbol):
+        if expr.name not in names:
+            raise NeedsConcreteSizes(f"a value depends on `{expr.name}`, which is no size")
+        return symbolic.var(names[expr.name])
+    if not expr.args:
+        return expr
+    args = [_plain(a, names) for a in expr.args]
+    kind = type(expr)
+    if kind.__module__.startswith("torch"):
+        rule = _RULES.get(kind.__name__)
+        if rule is None:
+            raise NeedsConcreteSizes(f"no index expression for torch's `{kind.__name__}`")
+        return rule(*args)
+    return expr.func(*args)

@@ -1,0 +1,231 @@
+"""From a wrapper's captured launches to one module: a `kernel.entry` plus the `tt.func`s it launches.
+
+Tensors are named by what they are to the entry: a parameter (by identity, views followed to their
+base), a returned tensor (`return0`, ...), or a tensor the wrapper allocated for itself (`temp0`, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute, Block, Region
+
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
+from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.triton import compile as ttc
+from lowercheck.frontends.triton.capture import Capture, capture
+from lowercheck.frontends.triton.effects import effects
+from lowercheck.frontends.triton.source import discover, jit_function, load
+
+_ELEMENT_TYPES: dict[str, Attribute] = {
+    "float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
+    "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
+    "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
+    "bool": IntegerType(1),
+}
+
+
+def element_type(dtype: str) -> Attribute:
+    if dtype not in _ELEMENT_TYPES:
+        raise Unsupported(f"tensors of `{dtype}` are not supported yet")
+    return _ELEMENT_TYPES[dtype]
+
+
+def entries(path: str) -> list[EntryCandidate]:
+    """The wrappers of the file (functions that launch a kernel of the file), in source order."""
+    module = load(path)
+    wrappers, _ = discover(path, module)
+    return [EntryCandidate(w.name, SourceLocation(path, w.line, w.column),
+                           tuple(EntryParam(p, "unknown") for p in w.params), w.launches)
+            for w in wrappers]
+
+
+def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
+    """The module for `entry` (a wrapper; or a kernel when the binding has a `grid`)."""
+    module = load(path)
+    wrappers, kernels = discover(path, module)
+    grid = getattr(binding, "grid", None)
+    target, kernel_grid = _resolve(path, entry, wrappers, kernels, grid)
+    fn = getattr(module, target.name)
+    captured = capture(fn, path, binding, kernel_grid)
+    if not captured.launches:
+        raise UserError(f"`{target.name}` launched no kernel with this binding",
+                        SourceLocation(path, target.line), hint="check the branches that skip the launch")
+    return _Builder(path, captured, binding).build(target.name, target.line, target.column)
+
+
+def _resolve(path, entry, wrappers, kernels, grid):
+    names = ", ".join(w.name for w in wrappers)
+    if entry is not None:
+        for w in wrappers:
+            if w.name == entry:
+                return w, None
+        for k in kernels:
+            if k.name == entry:
+                if not grid:
+                    raise UserError(f"`{entry}` is a kernel: launching it needs a grid", SourceLocation(path, k.line),
+                                    hint="give the binding a grid, or name a wrapper that launches it")
+                return k, tuple(grid)
+        raise UserError(f"no wrapper or kernel `{entry}` in {path}", SourceLocation(path, 1),
+                        hint=f"wrappers here: {names}" if names else "define a function that launches the kernel")
+    if len(wrappers) == 1:
+        return wrappers[0], None
+    if not wrappers:
+        if len(kernels) == 1 and grid:
+            return kernels[0], tuple(grid)
+        raise UserError(f"no function in {path} launches a Triton kernel", SourceLocation(path, 1),
+                        hint="add a wrapper that calls `kernel[grid](...)`, or name a kernel and give a grid")
+    raise UserError(f"{path} has several wrappers ({names})", SourceLocation(path, wrappers[1].line),
+                    hint=f"name one after a colon: {path}:{wrappers[0].name}")
+
+
+@dataclass
+class _Builder:
+    path: str
+    captured: Capture
+    binding: Binding
+    tensor_names: dict[int, str] = field(default_factory=dict)
+    temps: list[Any] = field(default_factory=list)
+    funcs: list = field(default_factory=list)
+    variants: dict[tuple, tuple[str, Any]] = field(default_factory=dict)  # -> (symbol, effects)
+    read: set[str] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
+
+    def build(self, name: str, line: int, column: int) -> ModuleOp:
+        self._name_tensors()
+        launches = [self._launch(launch) for launch in self.captured.launches]
+        params = self._params()
+        entry = EntryOp.create(properties={"sym_name": StringAttr(name), "language": StringAttr("triton"),
+                                           "file": StringAttr(self.path)},
+                               regions=[Region(Block([*params, *launches]))])
+        entry.location = FileLineColLoc(StringAttr(self.path), IntAttr(line), IntAttr(column))
+        return ModuleOp([entry, *self.funcs])
+
+    # --- tensors -----------------------------------------------------------------------------
+
+    def _name_tensors(self) -> None:
+        import torch
+
+        for pname, value in self.captured.inputs.items():
+            if isinstance(value, torch.Tensor):
+                self.tensor_names.setdefault(id(_root(value)), pname)
+        for index, value in enumerate(self.captured.returned):
+            self.tensor_names.setdefault(id(_root(value)), f"return{index}")
+
+    def _tensor(self, value) -> str:
+        root = _root(value)
+        if value.storage_offset() != 0:
+            raise Unsupported("a kernel receives a view with an offset into its tensor")
+        if id(root) not in self.tensor_names:
+            self.tensor_names[id(root)] = f"temp{len(self.temps)}"
+            self.temps.append(root)
+        return self.tensor_names[id(root)]
+
+    # --- launches ----------------------------------------------------------------------------
+
+    def _launch(self, launch) -> LaunchOp:
+        import torch
+
+        fn = jit_function(launch.kernel)
+        is_symint = lambda v: isinstance(v, torch.SymInt)  # noqa: E731
+        is_tensor = lambda v: isinstance(v, torch.Tensor)  # noqa: E731
+        variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic, is_tensor, is_symint)
+        symbol, func_effects = self._compiled(fn, variant)
+        args: list[str] = []
+        for index, pname in enumerate(variant.runtime_params):
+            value = launch.bound[pname]
+            if is_tensor(value):
+                name = self._tensor(value)
+                if index in func_effects.read:
+                    self.read.add(name)
+                if index in func_effects.written:
+                    self.written.add(name)
+                args.append(name)
+            else:
+                args.append(self._scalar(value))
+        grid = [g if isinstance(g, str) else self.captured.expr_of(g) for g in launch.grid]
+        grid += ["1"] * (3 - len(grid))
+        options = ttc._backend().parse_options(dict(variant.options))
+        op = LaunchOp.create(properties={
+            "callee": SymbolRefAttr(symbol), "grid": ArrayAttr([StringAttr(g) for g in grid[:3]]),
+            "block": ArrayAttr([]), "args": ArrayAttr([StringAttr(a) for a in args]),
+            "num_warps": IntAttr(options.num_warps)})
+        if launch.location is not None:
+            op.location = FileLineColLoc(StringAttr(self.path), IntAttr(launch.location.line), IntAttr(0))
+        return op
+
+    def _scalar(self, value: Any) -> str:
+        if isinstance(value, float):
+            for pname, given in self.captured.inputs.items():
+                if given is value:
+                    return pname
+            return repr(value)
+        return self.captured.expr_of(value)
+
+    def _compiled(self, fn, variant) -> tuple[str, Any]:
+        key = (id(fn), variant)
+        if key not in self.variants:
+            taken = sum(1 for k in self.variants if k[0] == id(fn))
+            symbol = fn.__name__ if taken == 0 else f"{fn.__name__}_{taken}"
+            text = ttc.ttir(fn, variant, self.path)
+            funcs = ttc.to_xdsl(text, symbol, fn.fn.__code__.co_filename, self.path)
+            kernel = next(f for f in funcs if f.sym_name.data == symbol)
+            self.funcs += funcs
+            self.variants[key] = (symbol, effects(kernel))
+        return self.variants[key]
+
+    # --- params ------------------------------------------------------------------------------
+
+    def _role(self, name: str) -> str:
+        if name in self.written:
+            return "inout" if name in self.read else "out"
+        return "in"
+
+    def _params(self) -> list[ParamOp]:
+        params: list[ParamOp] = []
+        for pname, value in self.captured.inputs.items():
+            arg = self.binding.args.get(pname)
+            if isinstance(arg, TensorArg):
+                params.append(ParamOp(pname, "buffer", self._role(pname), element_type(arg.dtype),
+                                      [str(s) for s in arg.shape]))
+            elif isinstance(arg, SizeArg):
+                width = 64 if isinstance(value, int) and not -(2**31) <= value < 2**31 else 32
+                params.append(ParamOp(pname, "scalar", "size", IntegerType(width)))
+            elif isinstance(arg, ScalarArg):
+                role = "size" if arg.dtype.startswith(("int", "uint")) else "scalar"
+                params.append(ParamOp(pname, "scalar", role, element_type(arg.dtype)))
+        for index, value in enumerate(self.captured.returned):
+            name = f"return{index}"
+            if self.tensor_names.get(id(_root(value))) == name:
+                params.append(ParamOp(name, "buffer", "out", _torch_element(value.dtype), self._shape(value)))
+        for index, value in enumerate(self.temps):
+            params.append(ParamOp(f"temp{index}", "buffer", "temp", _torch_element(value.dtype), self._shape(value)))
+        return params
+
+    def _shape(self, value) -> list[str]:
+        return [self.captured.expr_of(s) for s in value.shape]
+
+
+def _root(tensor):
+    while getattr(tensor, "_base", None) is not None:
+        tensor = tensor._base
+    return tensor
+
+
+def _torch_element(dtype) -> Attribute:
+    return element_type(str(dtype).removeprefix("torch."))

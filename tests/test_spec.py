@@ -1,0 +1,42 @@
+"""The spec file: sweeps, argument shapes, and clear errors with file:line for bad specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lowercheck import spec
+from lowercheck.errors import UserError
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_sweep_is_the_cartesian_product(tmp_path: Path) -> None:
+    s = spec.load(write(tmp_path, '[sizes]\nm = [1, 2]\nn = [3, 5]\n[args.x]\nshape = ["m", "n"]\ndtype = "float16"\n'))
+    assert s.sweep() == [{"m": 1, "n": 3}, {"m": 1, "n": 5}, {"m": 2, "n": 3}, {"m": 2, "n": 5}]
+    assert s.args["x"].shape == ("m", "n") and s.args["x"].dtype == "float16"
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ("[sizes]\nn = [1, -2]\n", "non-negative", 2),
+    ('[sizes]\nn = [4]\n[args.x]\nshape = ["m"]\n', "not in [sizes]", 3),
+    ('[args.x]\ndtype = "float8"\n', "dtype", 1),
+    ('[sizes]\nn = [1\n', "not valid TOML", 2),
+    ("[launch]\ngrid = 1\n", "unknown section", 1),
+])
+def test_bad_specs_name_the_line(tmp_path: Path, text: str, message: str, line: int) -> None:
+    with pytest.raises(UserError) as err:
+        spec.load(write(tmp_path, text))
+    assert message in err.value.message
+    assert err.value.location is not None and err.value.location.line == line
+
+
+def test_size_option() -> None:
+    assert spec.parse_size_option("n=1,1000") == ("n", [1, 1000])
+    with pytest.raises(UserError):
+        spec.parse_size_option("n=")
