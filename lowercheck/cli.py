@@ -64,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     from lowercheck.errors import LowercheckError
 
     try:
-        return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes}[args.command](args)
+        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes}[args.command](args)
+        _stop_workers()
+        return code
     except LowercheckError as err:
+        _stop_workers()
         print(err.render(), file=sys.stderr)
         if getattr(args, "json", None):
             _write_error_json(args.json, err)
@@ -79,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: internal error in lowercheck: {type(err).__name__}: {err}\n"
               "  help: set LOWERCHECK_DEBUG=1 for the traceback and report it", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _stop_workers() -> None:
+    if "lowercheck.frontends" in sys.modules:
+        sys.modules["lowercheck.frontends"].stop_workers()
 
 
 def _write_error_json(path: str, err) -> None:

@@ -7,6 +7,7 @@ source file -> front end -> IR -> extract-accesses -> static checks ┐
 from __future__ import annotations
 
 import concurrent.futures
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from lowercheck.compare.tolerance import for_dtype
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.findings import Finding, Severity
-from lowercheck.frontends import frontend_for, language_of, split_entry
+from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
     EntryCandidate,
@@ -110,18 +111,20 @@ class Report:
 
 def diff(options: DiffOptions) -> Report:
     (src_path, src_entry), (tgt_path, tgt_entry) = split_entry(options.source), split_entry(options.target)
+    start_workers([src_path, tgt_path])
     languages = {"source": language_of(src_path), "target": language_of(tgt_path)}
     paths = {"source": src_path, "target": tgt_path}
     entries = {"source": src_entry, "target": tgt_entry}
-    candidates = {s: frontend_for(paths[s]).entries(paths[s]) for s in paths}
-    other = {"source": "target", "target": "source"}
-    for s in paths:
-        entries[s] = resolve_entry(paths[s], entries[s], candidates[s], entries[other[s]], candidates[other[s]])
     notes: list[str] = []
     spec = options.spec
-    # Typed sides (CUDA) lower first: their signatures tell the other side what to pass.
-    order = sorted(paths, key=lambda s: languages[s] not in TYPED_LANGUAGES)
-    first, second = order
+    # Typed sides (CUDA) lower first: their signatures tell the other side what to pass. Meanwhile
+    # the other side's worker process imports torch and Triton.
+    first, second = sorted(paths, key=lambda s: languages[s] not in TYPED_LANGUAGES)
+    candidates = {first: frontend_for(paths[first]).entries(paths[first])}
+    if entries[first] is None and len(candidates[first]) > 1 and entries[second] is None:
+        candidates[second] = frontend_for(paths[second]).entries(paths[second])
+    entries[first] = resolve_entry(paths[first], entries[first], candidates[first], entries[second],
+                                   candidates.get(second, ()))
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
@@ -132,6 +135,10 @@ def diff(options: DiffOptions) -> Report:
     sweep = spec.sweep() if spec.sizes else infer.default_sweep(size_names, tiles)
     _extract(sides[first])
     _fill_extents(sides[first], size_names, sweep, notes)
+    if second not in candidates:
+        candidates[second] = frontend_for(paths[second]).entries(paths[second])
+    entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
+                                    candidates[first])
     second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding)
     _extract(sides[second])
@@ -283,68 +290,92 @@ def _correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tupl
 
 def _differential(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
                   outputs: list[tuple[str, str]], sweep, options: DiffOptions) -> None:
-    from lowercheck.runners.sandbox import run_isolated
+    """Run both sides on the same inputs for every size of the sweep and compare (one child process
+    per side for the whole sweep, the two sides in parallel)."""
+    from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
     src_params = {p.pname: p for p in source.params()}
-    tgt_params = {p.pname: p for p in target.params()}
-    reverse = {s: t for t, s in correspondence.items()}
     pairs = [dynamic.OutputPair(s, t, for_dtype(dtype_name(src_params[s]))) for s, t in outputs if s in src_params]
+    plans = [_plan(sides, correspondence, sizes, options.seed + index) for index, sizes in enumerate(sweep)]
+    batches = {name: [_request(sides[name], plan[name], options) for plan in plans] for name in ("source", "target")}
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb)
+                   for name in batches}
+        results = {name: future.result() for name, future in futures.items()}
     seen: set[tuple] = set()
     for index, sizes in enumerate(sweep):
-        rng = np.random.default_rng(options.seed + index)
-        src_args, tgt_args, originals = {}, {}, {}
-        for name, param in src_params.items():
-            if param.role.data == "size":
-                src_args[name] = int(sizes[name]) if name in sizes else None
-                continue
-            if param.kind.data == "scalar":
-                value = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
-                src_args[name] = value
-                if name in reverse:
-                    tgt_args[reverse[name]] = value
-                continue
-            shape = _concrete_shape(param, sizes)
-            array = _fresh(param, shape, rng)
-            if param.role.data in ("out", "inout") and param.role.data == "out":
-                poison.fill(array)
-            src_args[name] = array.ravel().copy() if source.language == "cuda" else array.copy()
-            if param.role.data in ("in", "inout"):
-                originals[name] = ("source", array.copy())
-            if name in reverse and reverse[name] in tgt_params:
-                tname = reverse[name]
-                tgt_args[tname] = array.copy() if target.language != "cuda" else array.ravel().copy()
-                if target.roles.get(tname) in ("in", "inout"):
-                    originals[tname] = ("target", array.copy())
-        for name, param in tgt_params.items():
-            if param.role.data == "size" and name in sizes:
-                tgt_args[name] = int(sizes[name])
-        for name, param in src_params.items():
-            if param.role.data == "size" and src_args.get(name) is None:
-                src_args[name] = int(sizes.get(name, 0))
-        requests = [_request(source, src_args, options), _request(target, tgt_args, options)]
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            results: list[RunResult] = list(pool.map(
-                lambda r: run_isolated(r, timeout_s=options.timeout_s, memory_mb=options.memory_mb), requests))
+        src_result, tgt_result = results["source"][index], results["target"][index]
         findings: list[Finding] = []
-        for side_name, result, side in (("source", results[0], source), ("target", results[1], target)):
+        for side_name, result, side in (("source", src_result, source), ("target", tgt_result, target)):
             findings += dynamic.failure_findings(side_name, result, sizes, side.path)
             findings += dynamic.oob_findings(side_name, result, sizes)
-        if results[0].error is None and results[1].error is None:
-            more, record = dynamic.compare(sizes, results[0], results[1], pairs, originals)
+        if src_result.error is None and tgt_result.error is None:
+            more, record = dynamic.compare(sizes, src_result, tgt_result, pairs, plans[index]["originals"])
             findings += more
         else:
             record = dynamic.RunRecord(dict(sizes), status="failed",
-                                       wall_s={"source": results[0].wall_s, "target": results[1].wall_s})
+                                       wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
         report.runs.append(record)
         for f in findings:
-            key = (f.code, f.side, f.buffer)
             if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
-                                         for g in report.findings if "observed" not in g.message):
-                continue  # already proved statically; the run confirms it
+                                         for g in report.findings):
+                continue  # already shown (statically, or at a smaller size)
+            key = (f.code, f.side, f.buffer)
             if key not in seen:
                 seen.add(key)
                 report.findings.append(f)
+
+
+def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Mapping[str, int],
+          seed: int) -> dict[str, Any]:
+    """Arguments of both sides for one size binding: the same input values on both sides, outputs
+    poisoned, and a copy of every input to check it is unchanged after the run."""
+    source, target = sides["source"], sides["target"]
+    reverse = {s: t for t, s in correspondence.items()}
+    tgt_params = {p.pname: p for p in target.params()}
+    rng = np.random.default_rng(seed)
+    args: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
+    originals: dict[str, tuple[str, np.ndarray]] = {}
+
+    def give(side: SideInfo, name: str, value: Any) -> None:
+        if isinstance(value, np.ndarray) and side.language == "cuda":
+            value = value.ravel()  # the emulator sees flat buffers, as C pointers are
+        args[side.name][name] = value.copy() if isinstance(value, np.ndarray) else value
+
+    for param in source.params():
+        name = param.pname
+        if param.role.data == "size":
+            args["source"][name] = int(sizes.get(name, 0))
+            continue
+        if param.kind.data == "scalar":
+            value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
+        else:
+            value = _fresh(param, _concrete_shape(param, sizes), rng)
+            if param.role.data == "out":
+                poison.fill(value)
+            if param.role.data in ("in", "inout"):
+                originals[name] = ("source", value.copy())
+        if is_argument(source, param):
+            give(source, name, value)
+        partner = reverse.get(name)
+        if partner is not None and partner in tgt_params and is_argument(target, tgt_params[partner]):
+            give(target, partner, value)
+            if isinstance(value, np.ndarray) and target.roles.get(partner) in ("in", "inout"):
+                originals[partner] = ("target", value.copy())
+    for name, param in tgt_params.items():
+        if param.role.data == "size" and name in sizes:
+            args["target"][name] = int(sizes[name])
+    return {**args, "originals": originals}
+
+
+_RETURNED = re.compile(r"^(return|temp)\d+$")
+
+
+def is_argument(side: SideInfo, param: ParamOp) -> bool:
+    """Whether the caller passes this parameter (a Python entry's returned tensors and temporaries,
+    `return0`, `temp0`, ..., are allocated inside it)."""
+    return side.language == "cuda" or not _RETURNED.match(param.pname)
 
 
 def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions) -> RunRequest:

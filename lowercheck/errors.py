@@ -35,6 +35,9 @@ class LowercheckError(Exception):
         self.location = location
         self.hint = hint
 
+    def __reduce__(self):  # keep location and hint across process boundaries
+        return (type(self), (self.message, self.location, self.hint))
+
     def render(self) -> str:
         where = f"{self.location}: " if self.location else ""
         text = f"{where}error: {self.message}"

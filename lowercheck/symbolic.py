@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 import sympy
+from sympy.printing.str import StrPrinter
 
 Expr = sympy.Expr
 
@@ -81,9 +82,30 @@ def parse(text: str) -> sympy.Basic:
         raise ValueError(f"not an index expression: {text!r} ({err})") from None
 
 
+class _Printer(StrPrinter):
+    """sympy's printer, but `floor((n + 255)/256)` rather than `floor(n/256 + 255/256)`."""
+
+    def _print_floor(self, expr: sympy.floor) -> str:
+        return f"floor({self._division(expr.args[0])})"
+
+    def _print_ceiling(self, expr: sympy.ceiling) -> str:
+        return f"ceiling({self._division(expr.args[0])})"
+
+    def _division(self, arg: sympy.Basic) -> str:
+        num, den = sympy.fraction(sympy.together(arg))
+        if den == 1:
+            return self._print(arg)
+        num = sympy.expand(num)
+        text = self._print(num)
+        return f"({text})/{self._print(den)}" if isinstance(num, sympy.Add) else f"{text}/{self._print(den)}"
+
+
+_PRINTER = _Printer()
+
+
 def format(expr: sympy.Basic | int) -> str:  # noqa: A001 - the dialects' one printer
     """The text form `parse` reads back."""
-    return str(sympy.sympify(expr))
+    return _PRINTER.doprint(sympy.sympify(expr))
 
 
 def substitute(expr: sympy.Basic, values: Mapping[str, int | sympy.Basic]) -> sympy.Basic:

@@ -45,8 +45,39 @@ def language_of(path: str) -> str:
                     hint="lowercheck reads CUDA (.cu, .cuh) and Triton (.py) files")
 
 
+# Front ends that import and run the user's code do it in a worker process (see isolated.py).
+RUNS_USER_CODE = ("triton",)
+_WORKERS: dict[str, object] = {}
+
+
 def frontend_for(path: str) -> ModuleType:
-    return importlib.import_module(f"lowercheck.frontends.{language_of(path)}")
+    """The front end for `path`: the module itself, or an `IsolatedFrontend` with the same API."""
+    language = language_of(path)
+    if language in RUNS_USER_CODE:
+        if language not in _WORKERS:
+            from lowercheck.frontends.isolated import IsolatedFrontend
+
+            _WORKERS[language] = IsolatedFrontend(language)
+        return _WORKERS[language]  # type: ignore[return-value] # same API as a front-end module
+    return importlib.import_module(f"lowercheck.frontends.{language}")
+
+
+def stop_workers() -> None:
+    """End the worker processes now (a worker's own interpreter shutdown takes seconds)."""
+    for worker in _WORKERS.values():
+        worker.close(kill=True)  # type: ignore[attr-defined] # an IsolatedFrontend
+    _WORKERS.clear()
+
+
+def start_workers(paths: list[str]) -> None:
+    """Start the worker processes of these files' front ends now, so their imports overlap ours."""
+    for path in paths:
+        try:
+            frontend = frontend_for(path)
+        except UserError:
+            continue  # reported when the file is used
+        if hasattr(frontend, "warm_up") and not isinstance(frontend, ModuleType):
+            frontend.warm_up(path)
 
 
 def split_entry(arg: str) -> tuple[str, str | None]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -80,10 +81,11 @@ def render(report, console: Console | None = None) -> None:
         info = side.to_json()
         params = ", ".join(f"{p['name']}:{p['role']}" + (f"[{', '.join(p['shape'])}]" if p["shape"] else "")
                            for p in info["params"])
-        console.print(f"[bold]{name}[/bold] {info['path']}:{info['entry']} ({info['language']}) — {params}")
-        console.print(f"  launches {info['geometry']}")
+        console.print(f"[bold]{name}[/bold] {escape(info['path'])}:{info['entry']} ({info['language']}) — "
+                      f"{escape(params)}")
+        console.print(f"  launches {escape(info['geometry'])}")
     for note in report.notes:
-        console.print(f"  note: {note}", style="dim")
+        console.print(f"  note: {escape(note)}", style="dim")
     if report.static_strength:
         console.print(f"  static checks: {report.static_strength}", style="dim")
     console.print()

@@ -75,18 +75,25 @@ def main(argv: list[str]) -> int:
     request_path, result_path = argv
     try:
         with open(request_path, "rb") as handle:
-            request = pickle.load(handle)
-        result = execute(request)
+            loaded = pickle.load(handle)
     except BaseException:  # noqa: BLE001 - e.g. an unreadable request
-        result = RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash")
-    try:
-        _write(result, result_path)
-    except MemoryError:
-        _write(RunResult(error="MemoryError while saving the result", error_kind="oom"), result_path)
-    except Exception:  # noqa: BLE001 - e.g. an output numpy cannot pickle
-        _write(RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash"),
-               result_path)
+        _save(RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash"), result_path)
+        return 0
+    if isinstance(loaded, list):  # a batch: one result file per request, written as each finishes
+        for index, request in enumerate(loaded):
+            _save(execute(request), f"{result_path}.{index}")
+    else:
+        _save(execute(loaded), result_path)
     return 0
+
+
+def _save(result: RunResult, path: str) -> None:
+    try:
+        _write(result, path)
+    except MemoryError:
+        _write(RunResult(error="MemoryError while saving the result", error_kind="oom"), path)
+    except Exception:  # noqa: BLE001 - e.g. an output numpy cannot pickle
+        _write(RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash"), path)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,79 @@ def run_isolated(request: RunRequest, timeout_s: float = 60, memory_mb: int | No
                          wall_s=perf_counter() - start)
 
 
+def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
+                       memory_mb: int | None = 4096) -> list[RunResult]:
+    """Run several requests of one language in one child, in order, paying its start-up (importing
+    torch and Triton) once. Never raises; one result per request.
+
+    `timeout_s` is per request. If the child dies or times out during request k, requests before k
+    keep their results, k gets the failure, and the rest run in a fresh child."""
+    results: list[RunResult] = []
+    while len(results) < len(requests):
+        remaining = requests[len(results):]
+        start = perf_counter()
+        try:
+            with tempfile.TemporaryDirectory(prefix="lowercheck-batch-") as folder:
+                done, failure = _run_batch(remaining, Path(folder), timeout_s, memory_mb, start)
+        except Exception as err:  # noqa: BLE001 - the sandbox itself failed
+            done, failure = [], RunResult(error=f"the sandbox failed: {type(err).__name__}: {err}",
+                                          error_kind="crash", wall_s=perf_counter() - start)
+        results += done
+        if failure is not None and len(results) < len(requests):
+            results.append(failure)
+    return results
+
+
+def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memory_mb: int | None,
+               start: float) -> tuple[list[RunResult], RunResult | None]:
+    """Results of the requests that finished, and the failure of the one that did not (if any)."""
+    request_path, result_path, log_path = folder / "request.pkl", folder / "result.pkl", folder / "log"
+    with open(request_path, "wb") as out:
+        pickle.dump(list(requests), out, protocol=pickle.HIGHEST_PROTOCOL)
+    command = [sys.executable, "-m", "lowercheck.runners.child", str(request_path), str(result_path)]
+    failure: RunResult | None = None
+    with open(log_path, "wb") as log:
+        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                 env=child_environment(requests[0]), cwd=REPO, start_new_session=True)
+        try:
+            _limit(child.pid, memory_mb)
+            code = _wait_per_request(child, result_path, len(requests), timeout_s)
+            if code is None:
+                _kill_group(child.pid)
+                child.wait()
+                failure = RunResult(error=f"the run did not finish in {timeout_s:g} s (killed)\n"
+                                    f"{_tail(log_path)}", error_kind="timeout", wall_s=timeout_s)
+        finally:
+            _kill_group(child.pid)
+    done: list[RunResult] = []
+    for index in range(len(requests)):
+        path = Path(f"{result_path}.{index}")
+        if not path.exists():
+            break
+        with open(path, "rb") as handle:
+            done.append(pickle.load(handle))
+    if len(done) < len(requests) and failure is None:
+        failure = _died(code if code is not None else -9, _tail(log_path), perf_counter() - start, memory_mb)
+    return done, failure
+
+
+def _wait_per_request(child: subprocess.Popen, result_path: Path, count: int, timeout_s: float) -> int | None:
+    """Wait for the child's exit status; None when one request ran past `timeout_s` (the clock
+    restarts whenever another result file appears)."""
+    finished = 0
+    deadline = perf_counter() + timeout_s
+    while True:
+        try:
+            return child.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            pass
+        now_finished = sum(Path(f"{result_path}.{i}").exists() for i in range(finished, count)) + finished
+        if now_finished > finished:
+            finished, deadline = now_finished, perf_counter() + timeout_s
+        elif perf_counter() > deadline:
+            return None
+
+
 def child_environment(request: RunRequest) -> dict[str, str]:
     env = dict(os.environ)
     for name, sub in CACHE_DIRS.items():

@@ -20,13 +20,20 @@ from lowercheck import symbolic
 from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
-from lowercheck.frontends.cuda.lower import evaluate
-from lowercheck.frontends.cuda.parse import children, is_kernel, location, member_name, unary_operator, walk
+from lowercheck.frontends.cuda.parse import (
+    assigned_decl,
+    children,
+    evaluate,
+    is_kernel,
+    location,
+    member_name,
+    unary_operator,
+    walk,
+)
 
 K = ci.CursorKind
 B = ci.BinaryOperator
 Dim3 = tuple[sympy.Expr, sympy.Expr, sympy.Expr]
-_INCREMENTS = ("pre++", "pre--", "post++", "post--")
 
 
 @dataclass
@@ -215,15 +222,11 @@ class HostReader:
         return None
 
     def forget(self, s: ci.Cursor) -> None:
+        """What `s` assigns becomes unknown."""
         for c in walk(s):
-            assigns = c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR or (
-                c.kind == K.BINARY_OPERATOR and c.binary_operator.is_assignment) or (
-                c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in _INCREMENTS)
-            if assigns:
-                target = _strip(children(c)[0]) if children(c) else None
-                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
-                    if target.referenced.hash in self.values:
-                        self.values[target.referenced.hash] = None
+            decl = assigned_decl(c, self.shown)
+            if decl is not None and decl.hash in self.values:
+                self.values[decl.hash] = None
 
     def declare(self, var: ci.Cursor) -> None:
         init = [c for c in children(var) if c.kind.is_expression()]

@@ -16,10 +16,8 @@ functions and GPU builtin variables are tables too.
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass
 
 import clang.cindex as ci
 from xdsl.dialects import arith, func, gpu, memref, scf
@@ -39,7 +37,16 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
-from lowercheck.frontends.cuda.parse import children, location, member_name, unary_operator
+from lowercheck.frontends.cuda.parse import (
+    INCREMENTS,
+    assigned_decl,
+    children,
+    evaluate,
+    location,
+    member_name,
+    unary_operator,
+    walk,
+)
 
 K = ci.CursorKind
 B = ci.BinaryOperator
@@ -72,39 +79,6 @@ class Frame:
     returns: CType
     ret_key: str
     loop_depth: int = 0
-
-
-# ---------------------------------------------------------------- clang constant evaluation
-@cache
-def _eval_fns():
-    lib = ci.conf.lib
-    fns = {"eval": lib.clang_Cursor_Evaluate, "kind": lib.clang_EvalResult_getKind,
-           "int": lib.clang_EvalResult_getAsLongLong, "uint": lib.clang_EvalResult_getAsUnsigned,
-           "unsigned": lib.clang_EvalResult_isUnsignedInt, "double": lib.clang_EvalResult_getAsDouble,
-           "dispose": lib.clang_EvalResult_dispose}
-    fns["eval"].argtypes, fns["eval"].restype = [ci.Cursor], ctypes.c_void_p
-    for name, restype in (("kind", ctypes.c_int), ("int", ctypes.c_longlong),
-                          ("uint", ctypes.c_ulonglong), ("unsigned", ctypes.c_uint),
-                          ("double", ctypes.c_double), ("dispose", None)):
-        fns[name].argtypes, fns[name].restype = [ctypes.c_void_p], restype
-    return fns
-
-
-def evaluate(cursor: ci.Cursor) -> int | float | None:
-    """Clang's constant value of an expression (literals, sizeof, macros), None when not constant."""
-    fns = _eval_fns()
-    result = fns["eval"](cursor)
-    if not result:
-        return None
-    try:
-        kind = fns["kind"](result)
-        if kind == 1:  # CXEval_Int
-            return int(fns["uint"](result)) if fns["unsigned"](result) else int(fns["int"](result))
-        if kind == 2:  # CXEval_Float
-            return float(fns["double"](result))
-        return None
-    finally:
-        fns["dispose"](result)
 
 
 # ---------------------------------------------------------------- tables
@@ -225,8 +199,6 @@ class KernelLowering:
     def constant(self, value: int | float, t: CType, cursor: ci.Cursor) -> SSAValue:
         if t.is_float:
             return self.emit1(arith.ConstantOp(FloatAttr(float(value), t.ir)), cursor)
-        if t.kind == "index":
-            return self.emit1(arith.ConstantOp(IntegerAttr(int(value), IndexType())), cursor)
         bits = t.bits
         v = int(value) & ((1 << bits) - 1)
         if bits > 1 and v >= 1 << (bits - 1):
@@ -467,21 +439,8 @@ class KernelLowering:
     # -------------------------------------------------------- loops
     def _assigned(self, cursors: list[ci.Cursor]) -> set[int]:
         """Declarations that `cursors` assign (=, op=, ++, --)."""
-        found: set[int] = set()
-        for root in cursors:
-            stack = [root]
-            while stack:
-                c = stack.pop()
-                kids = children(c)
-                stack.extend(kids)
-                target = None
-                if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and c.binary_operator.is_assignment:
-                    target = _strip(kids[0])
-                elif c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in ("pre++", "pre--", "post++", "post--"):
-                    target = _strip(kids[0])
-                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
-                    found.add(_decl_key(target.referenced))
-        return found
+        return {_decl_key(d) for root in cursors for c in walk(root)
+                if (d := assigned_decl(c, self.shown)) is not None}
 
     def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor) -> list[object]:
         assigned = self._assigned(cursors)
@@ -563,7 +522,7 @@ class KernelLowering:
     def _invariant(self, e: ci.Cursor, body: ci.Cursor, inc: ci.Cursor, key: int) -> bool:
         """`e` reads no memory, calls nothing, and no variable it reads changes in the loop."""
         assigned = self._assigned([body, inc]) | {key}
-        for c in _walk(e):
+        for c in walk(e):
             if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR) or (
                     c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
                 return False
@@ -948,7 +907,7 @@ class KernelLowering:
     def _unary(self, e: ci.Cursor) -> tuple[Value, CType]:
         kind = unary_operator(e, self.shown)
         operand = children(e)[0]
-        if kind in ("pre++", "pre--", "post++", "post--"):
+        if kind in INCREMENTS:
             place = self.lvalue(operand, e)
             old, t = self.read(place, e)
             one_t = ct.INT if t.kind == "ptr" else t
@@ -1091,14 +1050,8 @@ def _strip_parens(cursor: ci.Cursor) -> ci.Cursor:
     return cursor
 
 
-def _walk(cursor: ci.Cursor):
-    yield cursor
-    for c in cursor.get_children():
-        yield from _walk(c)
-
-
 def _walk_loop(cursor: ci.Cursor):
-    """Like _walk, without entering nested loops (their `break` is theirs)."""
+    """Like walk, without entering nested loops (their `break` is theirs)."""
     yield cursor
     for c in cursor.get_children():
         if c.kind not in _LOOPS:
@@ -1107,7 +1060,7 @@ def _walk_loop(cursor: ci.Cursor):
 
 def _pure(e: ci.Cursor, shown: str) -> bool:
     """No memory access, call, division or assignment: safe to evaluate unconditionally."""
-    for c in _walk(e):
+    for c in walk(e):
         if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             return False
         if c.kind == K.BINARY_OPERATOR and (c.binary_operator.is_assignment

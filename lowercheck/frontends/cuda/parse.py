@@ -109,6 +109,9 @@ UNARY_KINDS = {1: "post++", 2: "post--", 3: "pre++", 4: "pre--", 5: "&", 6: "*",
                9: "~", 10: "!"}
 
 
+INCREMENTS = ("pre++", "pre--", "post++", "post--")
+
+
 def unary_operator(cursor: ci.Cursor, shown: str) -> str:
     kind = UNARY_KINDS.get(_unary_kind_fn()(cursor))
     if kind is None:
@@ -117,12 +120,59 @@ def unary_operator(cursor: ci.Cursor, shown: str) -> str:
     return kind
 
 
+@cache
+def _eval_fns():
+    lib = ci.conf.lib
+    fns = {"eval": lib.clang_Cursor_Evaluate, "kind": lib.clang_EvalResult_getKind,
+           "int": lib.clang_EvalResult_getAsLongLong, "uint": lib.clang_EvalResult_getAsUnsigned,
+           "unsigned": lib.clang_EvalResult_isUnsignedInt, "double": lib.clang_EvalResult_getAsDouble,
+           "dispose": lib.clang_EvalResult_dispose}
+    fns["eval"].argtypes, fns["eval"].restype = [ci.Cursor], ctypes.c_void_p
+    for name, restype in (("kind", ctypes.c_int), ("int", ctypes.c_longlong),
+                          ("uint", ctypes.c_ulonglong), ("unsigned", ctypes.c_uint),
+                          ("double", ctypes.c_double), ("dispose", None)):
+        fns[name].argtypes, fns[name].restype = [ctypes.c_void_p], restype
+    return fns
+
+
+def evaluate(cursor: ci.Cursor) -> int | float | None:
+    """Clang's constant value of an expression (literals, sizeof, macros), None when not constant."""
+    fns = _eval_fns()
+    result = fns["eval"](cursor)
+    if not result:
+        return None
+    try:
+        kind = fns["kind"](result)
+        if kind == 1:  # CXEval_Int
+            return int(fns["uint"](result)) if fns["unsigned"](result) else int(fns["int"](result))
+        if kind == 2:  # CXEval_Float
+            return float(fns["double"](result))
+        return None
+    finally:
+        fns["dispose"](result)
+
+
 def member_name(cursor: ci.Cursor) -> str:
     """`x` for `threadIdx.x` (clang's builtin variables hide the member behind a property)."""
     if cursor.spelling:
         return cursor.spelling
     tokens = list(cursor.get_tokens())
     return tokens[-1].spelling if tokens else ""
+
+
+def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
+    """The local variable or parameter that `cursor` assigns (`v = e`, `v += e`, `++v`), if any."""
+    K = ci.CursorKind
+    if cursor.kind == K.COMPOUND_ASSIGNMENT_OPERATOR or (
+            cursor.kind == K.BINARY_OPERATOR and cursor.binary_operator.is_assignment):
+        target = children(cursor)[0]
+    elif cursor.kind == K.UNARY_OPERATOR and unary_operator(cursor, shown) in INCREMENTS:
+        target = children(cursor)[0]
+    else:
+        return None
+    while target.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(target)) == 1:
+        target = children(target)[0]
+    return target.referenced if target.kind == K.DECL_REF_EXPR else None
 
 
 def children(cursor: ci.Cursor) -> list[ci.Cursor]:

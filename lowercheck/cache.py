@@ -1,0 +1,67 @@
+"""A content-addressed cache of front-end results (entries and lowered IR as text).
+
+Lowering a Triton port imports torch and Triton and compiles each kernel: seconds. The result only
+depends on the source files, the binding and the tool versions, so it is stored under a key made of
+them. The folder is `$LOWERCHECK_CACHE_DIR`, else `.cache/lowercheck` under the current directory
+(never the home directory). Delete it at will.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from lowercheck import __version__
+
+
+def folder() -> Path:
+    return Path(os.environ.get("LOWERCHECK_CACHE_DIR", Path.cwd() / ".cache" / "lowercheck"))
+
+
+@cache
+def _versions() -> str:
+    found = []
+    for package in ("triton", "torch", "xdsl"):
+        try:
+            found.append(f"{package}={metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{package}=none")
+    return ";".join(found)
+
+
+def source_digest(path: str) -> str:
+    """The file and its sibling Python files (it may import them): what its lowering depends on."""
+    file = Path(path).resolve()
+    digest = hashlib.sha256(f"{__version__};{_versions()};{file.name}".encode())
+    for sibling in sorted([file, *(p for p in file.parent.glob("*.py") if p != file)]):
+        try:
+            digest.update(sibling.name.encode() + b"\0" + sibling.read_bytes() + b"\0")
+        except OSError:
+            continue
+    return digest.hexdigest()
+
+
+def key(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def get(kind: str, digest: str) -> str | None:
+    path = folder() / kind / digest[:2] / digest
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def put(kind: str, digest: str, text: str) -> None:
+    path = folder() / kind / digest[:2] / digest
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".part")
+        partial.write_text(text)
+        partial.replace(path)
+    except OSError:
+        pass  # a read-only disk only costs time
