@@ -13,6 +13,7 @@ built for each concrete size of the sweep instead ("swept"), and says so.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -91,7 +92,16 @@ def location_of(op) -> SourceLocation | None:
     loc = getattr(op, "location", None)
     if loc is None or type(loc).__name__ != "FileLineColLoc":
         return None
-    return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+    return SourceLocation(display_path(loc.filename.data), loc.line.data, loc.column.data)
+
+
+def display_path(path: str) -> str:
+    """A path as the user would type it: relative to the current directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return relative if not relative.startswith("..") else path
 
 
 def _isl_params(params: Iterable[str]) -> str:

@@ -246,7 +246,17 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             dep_s = _dependence(src, s_out, s_in)
             dep_t = _dependence(tgt, t_out, t_in)
+            if dep_s is None and dep_t is None:
+                continue
             if dep_s is None or dep_t is None:
+                reads, other = ("target", "source") if dep_s is None else ("source", "target")
+                findings.append(Finding(
+                    "LC204", f"output `{t_out}` is computed {'from' if reads == 'target' else 'without'} "
+                    f"`{t_in}` on the target; the source's `{s_out}` {'does not read' if reads == 'target' else 'reads'} "
+                    f"`{s_in}`", side="target", buffer=t_out, location=_first_location(tgt, t_out),
+                    other_location=_first_location(src, s_out),
+                    witness={"sizes": dict(src.sizes or {}), "input": t_in, "read_by": reads},
+                    hint=f"the port must read `{t_in}` exactly where the source reads `{s_in}`"))
                 continue
             dep_t = dep_t.reset_tuple_id(isl.dim_type.in_).set_tuple_name(isl.dim_type.in_, s_out) \
                 .set_tuple_name(isl.dim_type.out, s_in)

@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lowercheck.dialects._expr import expr_array
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, TensorArg
 from lowercheck.frontends.cuda import parse
 from lowercheck.frontends.cuda.ctype import from_clang
@@ -77,6 +77,16 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
     """The module for the host launcher `entry` (None: the file's only launcher) in `path`."""
     shown = str(path)
     fn = _resolve(path, entry)
+    try:
+        return _lower(fn, shown, binding)
+    except LowercheckError:
+        raise
+    except Exception as err:  # a bug of this front end must still end at the user's launcher
+        raise Unsupported(f"the CUDA front end failed on this launcher ({type(err).__name__}: {err}); "
+                          "please report it", parse.location(fn, shown)) from err
+
+
+def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     host = HostReader(fn, shown).read()
     kernels: dict[str, Operation] = {}
     for launch in host.launches:

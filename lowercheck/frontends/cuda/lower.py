@@ -947,7 +947,8 @@ class KernelLowering:
             return self._literal(e)
         if name == "printf":  # no effect on memory; its arguments still load what they read
             for a in args:
-                self.expr(a)
+                if _strip(a).kind != K.STRING_LITERAL:
+                    self.expr(a)
             return self.constant(0, ct.INT, e), ct.INT
         if name in _CONVERSION_CALLS and len(args) == 1:
             v, t = self.expr(args[0])

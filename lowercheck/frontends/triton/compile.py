@@ -59,12 +59,12 @@ def _backend():
     return make_backend(GPUTarget(*TARGET))
 
 
-def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: bool,
-               is_tensor, is_symint) -> Variant:
+def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: bool) -> Variant:
     """The variant `fn` compiles to for arguments `bound` (param name -> captured value).
 
     Tensors are passed to Triton's own specializer as `MockTensor(dtype)` (16-byte aligned, as every
-    torch allocation is); symbolic integers as i32 (i64 beyond int32's range), never specialised.
+    torch allocation is). In a symbolic lowering integers are never specialised; symbolic ones are
+    i32 (i64 when their hint exceeds int32).
     """
     import torch
     from triton._C.libtriton import native_specialize_impl
@@ -77,36 +77,37 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
     for index, param in enumerate(fn.params):
         value = bound[param.name]
         if param.is_constexpr:
-            if is_symint(value):
+            if isinstance(value, torch.SymInt):
                 raise NeedsConcreteSizes(f"the constexpr `{param.name}` of `{fn.__name__}` depends on sizes")
             signature.append((param.name, "constexpr"))
             constexprs.append((param.name, value))
             continue
-        if is_symint(value):
+        if isinstance(value, torch.SymInt):
             hint = value.node.hint
             ty = param.annotation_type or ("i32" if hint is None or hint in _INT32 else "i64")
             signature.append((param.name, ty))
             continue
-        standin = MockTensor(value.dtype) if is_tensor(value) else value
-        if isinstance(value, torch.dtype):
-            standin = value
-        specialise = not (symbolic and isinstance(value, int)) and not param.do_not_specialize
+        standin = MockTensor(value.dtype) if isinstance(value, torch.Tensor) else value
+        specialise = not param.do_not_specialize and not (symbolic and isinstance(value, int))
         ty, attr = native_specialize_impl(backend, standin, param.is_const, specialise,
                                           not param.do_not_specialize_on_alignment)
-        if param.annotation_type and ty != "constexpr":
-            annotated = param.annotation_type
-            if annotated == "u1" or annotated[:2] in ("fp", "bf"):
+        if param.annotation_type:  # `n: tl.int64` fixes the type: never a constexpr then
+            ty = param.annotation_type
+            if ty == "u1" or ty[:2] in ("fp", "bf"):
                 attr = None
-            ty = annotated
-        if ty == "constexpr":
+        elif ty == "constexpr":  # an int equal to 1, or None, as JITFunction.run specialises it
             signature.append((param.name, "constexpr"))
-            constexprs.append((param.name, attr if value is not None else None))
+            constexprs.append((param.name, attr))
             continue
         signature.append((param.name, ty))
         if attr == "D":
             attrs.append((index, 16))
     opts = tuple(sorted((k, v) for k, v in options.items() if k in _OPTION_NAMES))
     return Variant(tuple(signature), tuple(constexprs), tuple(attrs), opts)
+
+
+def num_warps(variant: Variant) -> int:
+    return _backend().parse_options(dict(variant.options)).num_warps
 
 
 _OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion")

@@ -142,14 +142,12 @@ class _Builder:
         import torch
 
         fn = jit_function(launch.kernel)
-        is_symint = lambda v: isinstance(v, torch.SymInt)  # noqa: E731
-        is_tensor = lambda v: isinstance(v, torch.Tensor)  # noqa: E731
-        variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic, is_tensor, is_symint)
+        variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic)
         symbol, func_effects = self._compiled(fn, variant)
         args: list[str] = []
         for index, pname in enumerate(variant.runtime_params):
             value = launch.bound[pname]
-            if is_tensor(value):
+            if isinstance(value, torch.Tensor):
                 name = self._tensor(value)
                 if index in func_effects.read:
                     self.read.add(name)
@@ -160,11 +158,10 @@ class _Builder:
                 args.append(self._scalar(value))
         grid = [g if isinstance(g, str) else self.captured.expr_of(g) for g in launch.grid]
         grid += ["1"] * (3 - len(grid))
-        options = ttc._backend().parse_options(dict(variant.options))
         op = LaunchOp.create(properties={
             "callee": SymbolRefAttr(symbol), "grid": ArrayAttr([StringAttr(g) for g in grid[:3]]),
             "block": ArrayAttr([]), "args": ArrayAttr([StringAttr(a) for a in args]),
-            "num_warps": IntAttr(options.num_warps)})
+            "num_warps": IntAttr(ttc.num_warps(variant))})
         if launch.location is not None:
             op.location = FileLineColLoc(StringAttr(self.path), IntAttr(launch.location.line), IntAttr(0))
         return op

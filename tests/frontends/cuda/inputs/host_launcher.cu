@@ -30,8 +30,8 @@ void run(const float* x, float* y, int n, float by, cudaStream_t stream) {
 // CHECK-NEXT:   kernel.param {name = "n", kind = "scalar", role = "size", element_type = i32, shape = []}
 // CHECK-NEXT:   kernel.param {name = "by", kind = "scalar", role = "scalar", element_type = f32, shape = []}
 // CHECK-NEXT:   kernel.param {name = "tmp", kind = "buffer", role = "temp", element_type = f32, shape = ["n"]}
-// CHECK-NEXT:   kernel.launch @scale_float_2 {grid = ["floor(n/128 + 127/128)", "1", "1"], block = ["128", "1", "1"], args = ["x", "tmp", "n"]} loc("host_launcher.cu":22:3)
-// CHECK-NEXT:   kernel.launch @shift {grid = ["Min(65535, floor(n/256 + 255/256))", "1", "1"], block = ["256", "1", "1"], args = ["tmp", "y", "n", "2*by"]} loc("host_launcher.cu":23:3)
+// CHECK-NEXT:   kernel.launch @scale_float_2 {grid = ["floor((n + 127)/128)", "1", "1"], block = ["128", "1", "1"], args = ["x", "tmp", "n"]} loc("host_launcher.cu":22:3)
+// CHECK-NEXT:   kernel.launch @shift {grid = ["Min(65535, floor((n + 255)/256))", "1", "1"], block = ["256", "1", "1"], args = ["tmp", "y", "n", "2*by"]} loc("host_launcher.cu":23:3)
 // CHECK-NEXT: } loc("host_launcher.cu":16:6)
 // CHECK:      func.func @scale_float_2(%x: memref<?xf32> {{.*}}, %tmp: memref<?xf32> {{.*}}, %n: i32 {{.*}})
 // CHECK:        %[[TWO:.*]] = arith.constant 2.000000e+00 : f32

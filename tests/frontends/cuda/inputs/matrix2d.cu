@@ -12,7 +12,7 @@ void launch2d(const float* a, float* out, int rows, int cols) {
   add2d<<<grid, block>>>(a, out, rows, cols);
 }
 
-// CHECK:      kernel.launch @add2d {grid = ["floor(cols/16 + 15/16)", "floor(rows/16 + 15/16)", "1"], block = ["16", "16", "1"], args = ["a", "out", "rows", "cols"]}
+// CHECK:      kernel.launch @add2d {grid = ["floor((cols + 15)/16)", "floor((rows + 15)/16)", "1"], block = ["16", "16", "1"], args = ["a", "out", "rows", "cols"]}
 // CHECK:      "gpu.block_id"() <{dimension = #gpu<dim x>}>
 // CHECK:      "gpu.thread_id"() <{dimension = #gpu<dim x>}>
 // CHECK:      %[[COL:.*]] = arith.addi

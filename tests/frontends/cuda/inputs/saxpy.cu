@@ -12,7 +12,7 @@ void run_saxpy(int n, float a, const float* x, float* y) {
 // CHECK-NEXT:   kernel.param {name = "a", kind = "scalar", role = "scalar", element_type = f32, shape = []}
 // CHECK-NEXT:   kernel.param {name = "x", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}
 // CHECK-NEXT:   kernel.param {name = "y", kind = "buffer", role = "inout", element_type = f32, shape = ["n"]}
-// CHECK-NEXT:   kernel.launch @saxpy {grid = ["floor(n/256 + 255/256)", "1", "1"], block = ["256", "1", "1"], args = ["n", "a", "x", "y"]}
+// CHECK-NEXT:   kernel.launch @saxpy {grid = ["floor((n + 255)/256)", "1", "1"], block = ["256", "1", "1"], args = ["n", "a", "x", "y"]}
 // CHECK:      func.func @saxpy(%n: i32 {{.*}}, %a: f32 {{.*}}, %x: memref<?xf32> {{.*}}, %y: memref<?xf32> {{.*}}) attributes {gpu.kernel}
 // CHECK:        scf.if
 // CHECK:          %[[X:.*]] = memref.load %x

@@ -19,7 +19,7 @@ void vadd(const float* a, const float* b, float* c, int n) {
 // CHECK-NEXT:   kernel.param {name = "b", kind = "buffer", role = "in", element_type = f32, shape = []}
 // CHECK-NEXT:   kernel.param {name = "c", kind = "buffer", role = "out", element_type = f32, shape = []}
 // CHECK-NEXT:   kernel.param {name = "n", kind = "scalar", role = "size", element_type = i32, shape = []}
-// CHECK-NEXT:   kernel.launch @vadd_kernel {grid = ["floor(n/256 + 255/256)", "1", "1"], block = ["256", "1", "1"], args = ["a", "b", "c", "n"]} loc("vadd.cu":14:3)
+// CHECK-NEXT:   kernel.launch @vadd_kernel {grid = ["floor((n + 255)/256)", "1", "1"], block = ["256", "1", "1"], args = ["a", "b", "c", "n"]} loc("vadd.cu":14:3)
 // CHECK:      func.func @vadd_kernel(%a: memref<?xf32> {{.*}}, %n: i32 loc("vadd.cu":4:75)) attributes {gpu.kernel} {
 // CHECK:        %[[BID:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index loc("vadd.cu":5:11)
 // CHECK-NEXT:   %[[BID32:.*]] = arith.index_cast %[[BID]] : index to i32

@@ -1,0 +1,45 @@
+"""The corpus: run `lowercheck diff` on every case of every `corpus/*/expected.toml` and compare the
+verdict and the codes with the hand-written expectation (the expected codes must all be reported;
+an equivalent case must report no error)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+EXIT = {"equivalent": 0, "different": 1, "inconclusive": 3}
+
+
+def cases() -> list[tuple[Path, dict]]:
+    found = []
+    for expected in sorted(CORPUS.glob("*/expected.toml")):
+        for case in tomllib.loads(expected.read_text())["case"]:
+            found.append((expected.parent, case))
+    return found
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize("folder, case", CASES, ids=[f"{f.name}/{c['target']}" for f, c in CASES])
+def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "lowercheck", "diff", str(folder / case["source"]),
+               str(folder / case["target"]), "--json", str(report)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "COLUMNS": "200"})
+    doc = json.loads(report.read_text())
+    found = {f["code"] for f in doc["findings"] if f["severity"] == "error"}
+    context = f"{case['description']}\n{done.stdout}\n{done.stderr}"
+    assert doc["verdict"] == case["verdict"], context
+    assert done.returncode == EXIT[case["verdict"]], context
+    assert set(case["codes"]) <= found, context
+    if case["verdict"] == "equivalent":
+        assert not found, context
