@@ -10,6 +10,7 @@ import concurrent.futures
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -139,6 +140,7 @@ def diff(options: DiffOptions) -> Report:
         candidates[second] = frontend_for(paths[second]).entries(paths[second])
     entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
                                     candidates[first])
+    _check_spec_names(spec, candidates, entries)
     second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding)
     _extract(sides[second])
@@ -165,6 +167,25 @@ def diff(options: DiffOptions) -> Report:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
+
+
+def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
+    """Every argument the spec describes is a parameter of one of the two entries."""
+    known = {p.name for side, found in candidates.items() for c in found if c.name == entries[side]
+             for p in c.params}
+    for name in spec.args:
+        if name not in known:
+            from lowercheck.errors import SourceLocation
+
+            raise UserError(f"the spec describes `{name}`, which is not a parameter of either entry",
+                            SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}")),
+                            hint=f"parameters: {', '.join(sorted(known))}")
+
+
+def _spec_line(spec: Spec, key: str) -> int:
+    from lowercheck.spec import line_of
+
+    return line_of(Path(spec.path), key) if spec.path else 0
 
 
 def _finding_order(f: Finding) -> tuple:

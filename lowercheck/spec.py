@@ -66,11 +66,11 @@ def load(path: str | None) -> Spec:
         values = values if isinstance(values, list) else [values]
         if not values or not all(isinstance(v, int) and v >= 0 for v in values):
             raise UserError(f"size `{name}` must be a non-negative integer or a list of them",
-                            SourceLocation(path, _line_of(file, name)), hint=f"{name} = [1, 1000, 4097]")
+                            SourceLocation(path, line_of(file, name)), hint=f"{name} = [1, 1000, 4097]")
         sizes[name] = values
     args: dict[str, ArgSpec] = {}
     for name, entry in data.get("args", {}).items():
-        where = SourceLocation(path, _line_of(file, f"args.{name}"))
+        where = SourceLocation(path, line_of(file, f"args.{name}"))
         if not isinstance(entry, dict):
             raise UserError(f"[args.{name}] must be a table", where)
         shape = entry.get("shape")
@@ -115,7 +115,7 @@ def _toml_error_line(message: str, file: Path) -> int:
     return 0
 
 
-def _line_of(file: Path, key: str) -> int:
+def line_of(file: Path, key: str) -> int:
     short = key.split(".")[-1]
     for number, line in enumerate(file.read_text().splitlines(), 1):
         stripped = line.strip()

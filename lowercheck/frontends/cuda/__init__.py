@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+import clang.cindex as ci
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FileLineColLoc,
@@ -57,7 +58,7 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     found = []
     for fn in _launchers(path):
         params = []
-        for p in (c for c in fn.get_children() if c.kind == parse.ci.CursorKind.PARM_DECL):
+        for p in (c for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL):
             if is_stream(p.type):
                 continue
             t = from_clang(p.type)

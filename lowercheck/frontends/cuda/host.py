@@ -23,6 +23,7 @@ from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.parse import (
     assigned_decl,
     children,
+    decl_key,
     evaluate,
     is_kernel,
     location,
@@ -118,7 +119,8 @@ class HostReader:
     def __init__(self, fn: ci.Cursor, shown: str):
         self.fn = fn
         self.shown = shown
-        self.values: dict[int, object] = {}  # decl hash -> expression | Dim3 | Buffer | None (unknown)
+        # declaration -> expression | Dim3 | Buffer | None (unknown)
+        self.values: dict[tuple[int, int], object] = {}
         params = []
         for p in (c for c in children(fn) if c.kind == K.PARM_DECL):
             if is_stream(p.type):
@@ -127,7 +129,7 @@ class HostReader:
             if t is None or t.kind == "void":
                 raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
             params.append((p.spelling, t, p))
-            self.values[p.hash] = Buffer(p.spelling, t) if t.kind == "ptr" else symbolic.var(p.spelling)
+            self.values[decl_key(p)] = Buffer(p.spelling, t) if t.kind == "ptr" else symbolic.var(p.spelling)
         self.result = HostFunction(fn, params)
 
     def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
@@ -219,22 +221,22 @@ class HostReader:
         """What `s` assigns becomes unknown."""
         for c in walk(s):
             decl = assigned_decl(c, self.shown)
-            if decl is not None and decl.hash in self.values:
-                self.values[decl.hash] = None
+            if decl is not None and decl_key(decl) in self.values:
+                self.values[decl_key(decl)] = None
 
     def declare(self, var: ci.Cursor) -> None:
         init = [c for c in children(var) if c.kind.is_expression()]
         if _is_dim3(var.type):
-            self.values[var.hash] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
+            self.values[decl_key(var)] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
             return
         t = ct.from_clang(var.type)
         if t is None:
-            self.values[var.hash] = None
+            self.values[decl_key(var)] = None
             return
         if t.kind == "ptr":
-            self.values[var.hash] = self.buffer(init[-1]) if init else Buffer(var.spelling, t, temp=True)
+            self.values[decl_key(var)] = self.buffer(init[-1]) if init else Buffer(var.spelling, t, temp=True)
             return
-        self.values[var.hash] = self.try_expr(init[-1]) if init else None
+        self.values[decl_key(var)] = self.try_expr(init[-1]) if init else None
 
     def effect(self, e: ci.Cursor) -> None:
         c = _strip(e)
@@ -250,9 +252,9 @@ class HostReader:
             target = _strip(target)
             if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
                 if _is_dim3(target.type):
-                    self.values[target.referenced.hash] = self.dim3(value)
+                    self.values[decl_key(target.referenced)] = self.dim3(value)
                 else:
-                    self.values[target.referenced.hash] = self.try_expr(value)
+                    self.values[decl_key(target.referenced)] = self.try_expr(value)
             return None
         self.forget(c)
         return None
@@ -266,7 +268,7 @@ class HostReader:
             target = _strip(children(target)[0])
         if target.kind != K.DECL_REF_EXPR or target.referenced is None:
             return
-        buffer = self.values.get(target.referenced.hash)
+        buffer = self.values.get(decl_key(target.referenced))
         if not isinstance(buffer, Buffer):
             return
         bytes_ = self.try_expr(args[1])
@@ -277,8 +279,8 @@ class HostReader:
 
     def buffer(self, e: ci.Cursor) -> Buffer:
         c = _strip(e)
-        if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(c.referenced.hash), Buffer):
-            return self.values[c.referenced.hash]
+        if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(decl_key(c.referenced)), Buffer):
+            return self.values[decl_key(c.referenced)]
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
 
     def launch(self, call: ci.Cursor, kernel: ci.Cursor) -> None:
@@ -294,7 +296,7 @@ class HostReader:
         while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(c)) == 1:
             c = children(c)[0]
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and _is_dim3(c.type):
-            value = self.values.get(c.referenced.hash)
+            value = self.values.get(decl_key(c.referenced))
             if value is None:
                 raise self.unsupported(f"the launch extent `{c.spelling}`, computed under control flow", e)
             return value  # type: ignore[return-value]  # a dim3 local holds a Dim3
@@ -343,7 +345,7 @@ class HostReader:
         decl = e.referenced
         if decl is not None and decl.kind == K.ENUM_CONSTANT_DECL:
             return sympy.Integer(decl.enum_value)
-        value = self.values.get(decl.hash) if decl is not None else None
+        value = self.values.get(decl_key(decl)) if decl is not None else None
         if isinstance(value, sympy.Basic):
             return value
         constant = evaluate(e)
@@ -388,7 +390,7 @@ class HostReader:
         if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]):
             params = [c for c in children(definition) if c.kind == K.PARM_DECL]
             saved = dict(self.values)
-            self.values.update({p.hash: a for p, a in zip(params, args)})
+            self.values.update({decl_key(p): a for p, a in zip(params, args)})
             try:
                 return self.expr(children(stmts[0])[0])
             finally:

@@ -41,6 +41,7 @@ from lowercheck.frontends.cuda.parse import (
     INCREMENTS,
     assigned_decl,
     children,
+    decl_key,
     evaluate,
     location,
     member_name,
@@ -153,10 +154,6 @@ def _strip(cursor: ci.Cursor) -> ci.Cursor:
     while cursor.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(cursor)) == 1:
         cursor = children(cursor)[0]
     return cursor
-
-
-def _decl_key(cursor: ci.Cursor) -> int:
-    return cursor.hash
 
 
 # ---------------------------------------------------------------- the lowering
@@ -284,8 +281,8 @@ class KernelLowering:
         return body
 
     def bind(self, decl: ci.Cursor, v: Value, t: CType) -> None:
-        self.env[_decl_key(decl)] = v
-        self.types[_decl_key(decl)] = t
+        self.env[decl_key(decl)] = v
+        self.types[decl_key(decl)] = t
 
     def inline(self, call: ci.Cursor, callee: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
         definition = callee.get_definition()
@@ -368,6 +365,13 @@ class KernelLowering:
     def _compound(self, s: ci.Cursor) -> None:
         self.seq(children(s))
 
+    def _attributed(self, s: ci.Cursor) -> None:
+        """`#pragma unroll` and `[[likely]]` wrap a statement; they change no result."""
+        kids = [c for c in children(s) if c.kind.is_statement() or c.kind.is_expression()]
+        if len(kids) != 1:
+            raise self.unsupported("this statement", s)
+        self.stmt(kids[0])
+
     def _decl(self, s: ci.Cursor) -> None:
         for var in children(s):
             if var.kind != K.VAR_DECL:
@@ -437,9 +441,9 @@ class KernelLowering:
         return values
 
     # -------------------------------------------------------- loops
-    def _assigned(self, cursors: list[ci.Cursor]) -> set[int]:
+    def _assigned(self, cursors: list[ci.Cursor]) -> set[tuple[int, int]]:
         """Declarations that `cursors` assign (=, op=, ++, --)."""
-        return {_decl_key(d) for root in cursors for c in walk(root)
+        return {decl_key(d) for root in cursors for c in walk(root)
                 if (d := assigned_decl(c, self.shown)) is not None}
 
     def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor) -> list[object]:
@@ -500,7 +504,7 @@ class KernelLowering:
         inits = [c for c in children(var) if c.kind.is_expression()]
         if t is None or t.kind != "int" or not inits:
             return None
-        key = _decl_key(var)
+        key = decl_key(var)
         if key in self._assigned([body]):
             return None
         c = _strip(cond)
@@ -515,22 +519,22 @@ class KernelLowering:
         return var, inits[-1], rhs, c.binary_operator == B.LE, step
 
     @staticmethod
-    def _refers_to(cursor: ci.Cursor, key: int) -> bool:
+    def _refers_to(cursor: ci.Cursor, key: tuple[int, int]) -> bool:
         c = _strip(cursor)
-        return c.kind == K.DECL_REF_EXPR and c.referenced is not None and _decl_key(c.referenced) == key
+        return c.kind == K.DECL_REF_EXPR and c.referenced is not None and decl_key(c.referenced) == key
 
-    def _invariant(self, e: ci.Cursor, body: ci.Cursor, inc: ci.Cursor, key: int) -> bool:
+    def _invariant(self, e: ci.Cursor, body: ci.Cursor, inc: ci.Cursor, key: tuple[int, int]) -> bool:
         """`e` reads no memory, calls nothing, and no variable it reads changes in the loop."""
         assigned = self._assigned([body, inc]) | {key}
         for c in walk(e):
             if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR) or (
                     c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
                 return False
-            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and _decl_key(c.referenced) in assigned:
+            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and decl_key(c.referenced) in assigned:
                 return False
         return True
 
-    def _step(self, inc: ci.Cursor, key: int, body: ci.Cursor) -> ci.Cursor | int | None:
+    def _step(self, inc: ci.Cursor, key: tuple[int, int], body: ci.Cursor) -> ci.Cursor | int | None:
         """The step of `i++`, `++i`, `i += s`, `i = i + s` when s is invariant and positive."""
         c = _strip(inc)
         if c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) in ("pre++", "post++"):
@@ -579,7 +583,7 @@ class KernelLowering:
         else:
             sv, st_t = self.expr(step)
             st = self.to_index(self.scalar(sv, step), st_t, step)
-        key = _decl_key(var)
+        key = decl_key(var)
         carried = self._carried([body], s)
         outer = self.env
         block = self._loop_block([IndexType()] + [self.env[k].type for k in carried], s)
@@ -698,7 +702,7 @@ class KernelLowering:
             raise self.unsupported(f"`{_text(e)}`", e)
         if decl.kind == K.ENUM_CONSTANT_DECL:
             return self.constant(decl.enum_value, ct.INT, e), ct.INT
-        key = _decl_key(decl)
+        key = decl_key(decl)
         if key in self.env:
             return self.env[key], self.types[key]
         if decl.kind == K.VAR_DECL:
@@ -763,7 +767,7 @@ class KernelLowering:
     def lvalue(self, target: ci.Cursor, e: ci.Cursor) -> object | Ptr:
         target = _strip_parens(target)
         if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
-            key = _decl_key(target.referenced)
+            key = decl_key(target.referenced)
             if key not in self.env:
                 raise self.unsupported(f"assigning `{target.spelling}` (globals)", e)
             return key
@@ -1021,6 +1025,7 @@ _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = 
     K.WHILE_STMT: KernelLowering._while_stmt,
     K.DO_STMT: KernelLowering._do,
     K.NULL_STMT: lambda lo, s: None,
+    K.UNEXPOSED_STMT: KernelLowering._attributed,
 }
 
 _STATEMENT_NAMES = {K.BREAK_STMT: "`break`", K.SWITCH_STMT: "`switch`", K.GOTO_STMT: "`goto`",

@@ -175,6 +175,11 @@ def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
     return target.referenced if target.kind == K.DECL_REF_EXPR else None
 
 
+def decl_key(decl: ci.Cursor) -> tuple[int, int]:
+    """A declaration's identity: clang's cursor hash, with its position against hash collisions."""
+    return decl.hash, decl.extent.start.offset
+
+
 def children(cursor: ci.Cursor) -> list[ci.Cursor]:
     return list(cursor.get_children())
 

@@ -77,7 +77,7 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
     for index, param in enumerate(fn.params):
         value = bound[param.name]
         if param.is_constexpr:
-            if isinstance(value, torch.SymInt):
+            if isinstance(value, (torch.SymInt, torch.SymBool, torch.SymFloat)):
                 raise NeedsConcreteSizes(f"the constexpr `{param.name}` of `{fn.__name__}` depends on sizes")
             signature.append((param.name, "constexpr"))
             constexprs.append((param.name, value))

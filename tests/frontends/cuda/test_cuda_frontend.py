@@ -44,13 +44,29 @@ def test_round_trip(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = _lower(path, monkeypatch)
     for debuginfo in (False, True):
         text = ir.print_ir(module, debuginfo=debuginfo)
-        if debuginfo and "scf.while" in text:
+        _xfail_known_parse_bugs(text)
+        assert ir.print_ir(ir.parse(text), debuginfo=debuginfo) == text
+
+
+# Known bugs outside this front end that keep valid IR from parsing back: (what the IR holds, the
+# parser's complaint, why). The test fails on anything else.
+_KNOWN_PARSE_BUGS = (
+    ("scf.while", "Expected region", "xDSL 0.75 prints scf.while's loc mid-op with debuginfo "
+     "(Printer.print_operation_type); needs the lowercheck/ir.py printer fix"),
+    ("arith.select", "Cannot infer attribute", "dialects/tt.py overrides arith.select and cannot "
+     "parse its scalar form `arith.select %c, %a, %b : f32`"),
+)
+
+
+def _xfail_known_parse_bugs(text: str) -> None:
+    for construct, complaint, why in _KNOWN_PARSE_BUGS:
+        if construct in text:
             try:
                 ir.parse(text)
-            except Exception:  # noqa: BLE001 - the known printer bug below, anything else fails later
-                pytest.xfail("xDSL 0.75 prints scf.while's loc mid-op with debuginfo "
-                             "(Printer.print_operation_type); needs the lowercheck/ir.py printer fix")
-        assert ir.print_ir(ir.parse(text), debuginfo=debuginfo) == text
+            except Exception as err:  # noqa: BLE001 - only the known complaint is excused
+                if complaint in str(err):
+                    pytest.xfail(why)
+                raise
 
 
 def test_entries_lists_launchers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,3 +143,23 @@ def test_unsupported_constructs(tmp_path: Path, body: str, construct: str) -> No
     with pytest.raises(Unsupported, match=construct) as err:
         cuda.lower(path)
     assert err.value.location.line == 2
+
+
+@pytest.mark.parametrize("host, grid", [
+    ("int g = (n + 63) / 64; if (g > 16) g = 16;", "Min(16, floor((n + 63)/64))"),
+    ("int g = n > 0 ? n : 1;", "Max(1, n)"),
+    ("int g = n; if (g < m) g = m; else g = n;", "Max(m, n)"),
+    ("if (n == 0) return; int g = n << 1;", "2*n"),
+])
+def test_launcher_values(tmp_path: Path, host: str, grid: str) -> None:
+    path = _write(tmp_path, "h.cu", KERNEL + "void run(float* x, int n, int m) { " + host
+                  + " k<<<g, 32>>>(x, n); }\n")
+    [launch] = cuda.lower(path).ops.first.launches
+    assert launch.grid_exprs == [grid, "1", "1"]
+
+
+def test_launch_under_control_flow_is_unsupported(tmp_path: Path) -> None:
+    path = _write(tmp_path, "h.cu", KERNEL + "void run(float* x, int n) {\n  if (n > 0) k<<<1, 32>>>(x, n);\n}\n")
+    with pytest.raises(Unsupported, match="launch under control flow") as err:
+        cuda.lower(path)
+    assert err.value.location.line == 3

@@ -33,6 +33,7 @@ BINDINGS = {
     "matmul.py": Binding(args={"a": TensorArg(("M", "K"), "float16"), "b": TensorArg(("K", "N"), "float16")}),
     "two_kernels.py": Binding(args={"x": VEC, "acc": VEC}),
     "rowsum.py": Binding(args={"x": TensorArg(("M", "N"), "float32")}, sizes={"M": 64, "N": 100}),
+    "autotuned.py": Binding(args={"x": VEC}, sizes={"n": 4096}),
     "ops.py": Binding(args={"x": VEC, "y": VEC, "z": VEC, "i": TensorArg(("n",), "int32"),
                             "h": TensorArg(("n",), "float16"), "n": SizeArg("n"), "stride": SizeArg("s")}),
 }
@@ -98,6 +99,11 @@ def test_concrete_sizes_follow_triton_specialisation() -> None:
 def test_size_dependent_constexpr_needs_concrete_sizes() -> None:
     with pytest.raises(NeedsConcreteSizes, match="BLOCK"):
         lower("rowsum.py", binding=Binding(args={"x": TensorArg(("M", "N"), "float32")}))
+
+
+def test_size_dependent_heuristic_needs_concrete_sizes() -> None:
+    with pytest.raises(NeedsConcreteSizes, match="EVEN"):
+        lower("autotuned.py", binding=Binding(args={"x": VEC}))
 
 
 def test_entries_lists_wrappers() -> None:

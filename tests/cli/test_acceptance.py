@@ -1,0 +1,79 @@
+"""The first slice's acceptance, end to end through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lowercheck import ir
+
+VADD = Path(__file__).parents[2] / "corpus" / "vector_add"
+
+
+def diff(target: str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(VADD / "vadd.cu"), str(VADD / target),
+                           "--json", str(out), *extra], capture_output=True, text=True, timeout=600)
+    return done, json.loads(out.read_text())
+
+
+def by_code(doc: dict, code: str) -> list[dict]:
+    return [f for f in doc["findings"] if f["code"] == code]
+
+
+def test_correct_port_is_equivalent(tmp_path: Path) -> None:
+    done, doc = diff("vadd.py", tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc["verdict"] == "equivalent"
+    assert doc["static"] == "proved for all sizes"
+    assert set(doc) >= {"lowercheck", "source", "target", "verdict", "findings", "runs"}
+    assert all(run["status"] == "ok" for run in doc["runs"]) and len(doc["runs"]) >= 5
+    assert {1, 1023, 1024 + 1} & {run["sizes"]["n"] for run in doc["runs"]}
+
+
+def test_floor_grid_leaves_elements_unwritten_with_a_witness(tmp_path: Path) -> None:
+    done, doc = diff("vadd_floor_grid.py", tmp_path)
+    assert done.returncode == 1
+    [static] = by_code(doc, "LC202")
+    assert static["side"] == "target" and static["witness"]["sizes"]["n"] >= 1
+    assert by_code(doc, "LC303"), "the run must show the poison surviving too"
+
+
+def test_missing_mask_is_found_statically_and_the_run_survives(tmp_path: Path) -> None:
+    done, doc = diff("vadd_no_mask.py", tmp_path)
+    assert done.returncode == 1
+    found = by_code(doc, "LC201")
+    assert found and all(f["side"] == "target" for f in found)
+    first = found[0]
+    assert first["location"]["file"].endswith("vadd_no_mask.py") and first["location"]["line"] > 0
+    assert first["witness"]["index"] >= first["witness"]["extent"]
+    assert not by_code(doc, "LC902"), "out-of-bounds accesses must not crash the run"
+
+
+def test_sub_instead_of_add_names_the_first_mismatch(tmp_path: Path) -> None:
+    done, doc = diff("vadd_sub.py", tmp_path, "--no-static", "--size", "n=1000")
+    assert done.returncode == 1
+    [mismatch] = by_code(doc, "LC301")
+    assert mismatch["witness"]["index"] == 0 and mismatch["witness"]["sizes"] == {"n": 1000}
+    assert "first at index 0" in mismatch["message"]
+
+
+def test_no_run_is_static_only(tmp_path: Path) -> None:
+    done, doc = diff("vadd_floor_grid.py", tmp_path, "--no-run")
+    assert done.returncode == 1 and doc["runs"] == [] and by_code(doc, "LC202")
+
+
+@pytest.mark.parametrize("name", ["vadd.cu", "vadd.py"])
+@pytest.mark.parametrize("emit", ["ir", "access"])
+def test_lower_prints_ir_that_parses_back(name: str, emit: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(VADD / name), "--emit", emit],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    module = ir.parse(done.stdout)
+    assert ir.print_ir(module, debuginfo=True) == done.stdout
+    if emit == "access":
+        assert "access.access" in done.stdout and 'kind = "write"' in done.stdout

@@ -1,0 +1,99 @@
+"""Bad input: one clear message with file:line and a hint, exit 2 (3 when inconclusive), no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).parents[2] / "corpus"
+VADD_CU = str(CORPUS / "vector_add" / "vadd.cu")
+VADD_PY = str(CORPUS / "vector_add" / "vadd.py")
+
+
+def lowercheck(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lowercheck", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def assert_clean_error(done: subprocess.CompletedProcess, code: int, *needles: str) -> None:
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    for needle in needles:
+        assert needle in done.stderr, done.stderr
+
+
+def test_missing_file() -> None:
+    assert_clean_error(lowercheck("diff", "nope.cu", VADD_PY), 2, "file not found: nope.cu", "help:")
+
+
+def test_unknown_extension(tmp_path: Path) -> None:
+    other = tmp_path / "kernel.f90"
+    other.write_text("program x\nend program\n")
+    assert_clean_error(lowercheck("diff", str(other), VADD_PY), 2, "unknown file type `.f90`", "help:")
+
+
+def test_cuda_syntax_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k(float* x, int n) {\n  int i = threadIdx.x\n  x[i] = 0;\n}\n")
+    done = lowercheck("diff", str(bad), VADD_PY)
+    assert_clean_error(done, 2, f"{bad}:2:")
+
+
+def test_no_kernel(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.cu"
+    empty.write_text("int add(int a, int b) { return a + b; }\n")
+    assert_clean_error(lowercheck("diff", str(empty), VADD_PY), 2, "help:")
+
+
+def test_several_entries_need_a_name(tmp_path: Path) -> None:
+    two = tmp_path / "two.cu"
+    kernel = (CORPUS / "vector_add" / "vadd.cu").read_text()
+    launcher = kernel[kernel.index("void vadd("):]
+    # Two launchers, neither named like the Triton side's entry (`vadd`): ENTRY is needed.
+    two.write_text(kernel.replace("void vadd(", "void launch_a(", 1) + "\n"
+                   + launcher.replace("void vadd(", "void launch_b(", 1))
+    done = lowercheck("diff", str(two), VADD_PY)
+    assert_clean_error(done, 2, "launch_a", "launch_b", "help:")
+    named = lowercheck("diff", f"{two}:launch_b", VADD_PY, "--no-run")
+    assert named.returncode == 0, named.stderr
+
+
+def test_launcher_named_like_the_other_entry_is_chosen(tmp_path: Path) -> None:
+    two = tmp_path / "two.cu"
+    kernel = (CORPUS / "vector_add" / "vadd.cu").read_text()
+    launcher = kernel[kernel.index("void vadd("):]
+    two.write_text(kernel + "\n" + launcher.replace("void vadd(", "void vadd_again(", 1))
+    done = lowercheck("diff", str(two), VADD_PY, "--no-run")
+    assert done.returncode == 0, done.stderr
+    assert "two.cu:vadd " in done.stdout
+
+
+def test_triton_file_that_raises_on_import(tmp_path: Path) -> None:
+    bad = tmp_path / "port.py"
+    bad.write_text("import triton\nimport triton.language as tl\n\nraise RuntimeError('boom at import')\n")
+    done = lowercheck("diff", VADD_CU, str(bad))
+    assert_clean_error(done, 2, "boom at import", "port.py:4")
+
+
+def test_spec_that_contradicts_the_signature(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[sizes]\nn = [100]\n[args.nope]\nshape = ["n"]\ndtype = "float32"\n')
+    done = lowercheck("diff", VADD_CU, VADD_PY, "--spec", str(spec))
+    assert_clean_error(done, 2, "nope", "help:")
+
+
+def test_bad_size_option() -> None:
+    assert_clean_error(lowercheck("diff", VADD_CU, VADD_PY, "--size", "n=abc"), 2, "bad --size")
+
+
+def test_unknown_code() -> None:
+    assert_clean_error(lowercheck("codes", "LC999"), 2, "unknown code")
+
+
+@pytest.mark.parametrize("code", ["LC201", "LC901"])
+def test_code_pages(code: str) -> None:
+    done = lowercheck("codes", code)
+    assert done.returncode == 0 and "What it checks" in done.stdout
