@@ -337,6 +337,8 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         else:
             record = dynamic.RunRecord(dict(sizes), status="failed",
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
+        if record.status == "ok" and (src_result.oob or tgt_result.oob):
+            record.status = "out of bounds"
         report.runs.append(record)
         for f in findings:
             if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer

@@ -46,7 +46,10 @@ def snippet(location: SourceLocation | None) -> list[str]:
 def _witness_text(witness: dict[str, Any]) -> str:
     parts = []
     for key, value in witness.items():
-        if key == "error":
+        if key == "error" or (key == "work_item" and "where" in witness):
+            continue
+        if key == "where":
+            parts.append(str(value))
             continue
         if isinstance(value, dict):
             parts.append(", ".join(f"{k}={v}" for k, v in value.items()))

@@ -177,7 +177,7 @@ def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
 
 def decl_key(decl: ci.Cursor) -> tuple[int, int]:
     """A declaration's identity: clang's cursor hash, with its position against hash collisions."""
-    return decl.hash, decl.extent.start.offset
+    return decl.hash, decl.location.offset
 
 
 def children(cursor: ci.Cursor) -> list[ci.Cursor]:

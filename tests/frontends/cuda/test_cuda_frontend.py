@@ -163,3 +163,12 @@ def test_launch_under_control_flow_is_unsupported(tmp_path: Path) -> None:
     with pytest.raises(Unsupported, match="launch under control flow") as err:
         cuda.lower(path)
     assert err.value.location.line == 3
+
+
+def test_declaration_groups(tmp_path: Path) -> None:
+    """`int i = 0, j = 1;` declares two variables (libclang gives them one extent)."""
+    path = _write(tmp_path, "g.cu", "__global__ void k(float* x, int n) {\n"
+                  "  int i = threadIdx.x, j = 2;\n  if (i < n) x[i] = j;\n}\n"
+                  "void run(float* x, int n) { k<<<1, 32>>>(x, n); }\n")
+    text = ir.print_ir(cuda.lower(path))
+    assert "arith.constant 2 : i32" in text and "memref.store" in text
