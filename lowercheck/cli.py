@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # Triton 3.9 warns when this is unset; 1 keeps its current (and CUDA's default) behaviour.
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     from lowercheck.errors import LowercheckError
 
     try:

@@ -47,5 +47,17 @@ def print_ir(op: Operation, debuginfo: bool = False) -> str:
     from io import StringIO
 
     out = StringIO()
-    Printer(stream=out, print_debuginfo=debuginfo).print_op(op)
+    _Printer(stream=out, print_debuginfo=debuginfo).print_op(op)
     return out.getvalue() + "\n"
+
+
+class _Printer(Printer):
+    """xDSL 0.75's custom `scf.while` printer calls `print_operation_type`, which with debuginfo adds
+    the op's `loc(...)` in the middle of the op (`print_op` adds it again at the end); the parser
+    rejects that. Print the type alone there."""
+
+    def print_operation_type(self, op: Operation) -> None:
+        if isinstance(op, scf.WhileOp) and not self.print_generic_format:
+            self.print_function_type(op.operand_types, op.result_types)
+        else:
+            super().print_operation_type(op)
