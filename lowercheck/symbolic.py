@@ -185,4 +185,4 @@ def _split_division(e: sympy.Basic) -> tuple[sympy.Basic, int]:
 
 
 def _fail(e: sympy.Basic) -> str:
-    raise NonAffine(f"not quasi-affine: {e}")
+    raise NonAffine(f"not quasi-affine: {format(e)}")

@@ -139,7 +139,8 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
                 witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx))},
                 hint="every output element must be written: check the grid and the tail mask"))
     written = ~(poisoned["source"] | poisoned["target"])
-    ref_f, act_f = ref.astype(np.float64), act.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        ref_f, act_f = ref.astype(np.float64), act.astype(np.float64)
     special_ref, special_act = ~np.isfinite(ref_f), ~np.isfinite(act_f)
     special_diff = written & ((special_ref != special_act) |
                               (special_ref & special_act & ~((np.isnan(ref_f) & np.isnan(act_f)) | (ref_f == act_f))))
