@@ -754,6 +754,26 @@ class SelectOp(_GenericWhenTensor, arith.SelectOp):
     rhs = operand_def(_T)
     result = result_def(_T)
 
+    @classmethod
+    def parse(cls, parser: Parser) -> IRDLOperation:
+        """`arith.select %c, %a, %b : T` (an i1 condition), or `: C, T` with the condition's type."""
+        if parser._current_token.kind == MLIRTokenKind.L_PAREN:  # noqa: SLF001 - the generic form
+            return parser._parse_generic_operation(cls)  # noqa: SLF001
+        operands = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            operands.append(parser.parse_unresolved_operand())
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        first = parser.parse_type()
+        if parser.parse_optional_punctuation(","):
+            cond_type, value_type = first, parser.parse_type()
+        else:
+            cond_type, value_type = IntegerType(1), first
+        cond, lhs, rhs = (parser.resolve_operand(o, t) for o, t in
+                          zip(operands, (cond_type, value_type, value_type), strict=True))
+        return cls.create(operands=[cond, lhs, rhs], result_types=[value_type], attributes=attributes)
+
 
 class _IntResize(IRDLOperation):
     """extsi/extui/trunci over scalars or tensors: same shape, width grows (ext) or shrinks (trunc)."""
@@ -835,17 +855,6 @@ def arith_with_tensors() -> Dialect:
     widened = {op.name: op for op in ARITH_ON_TENSORS}
     return Dialect("arith", [widened.get(op.name, op) for op in arith.Arith.operations],
                    list(arith.Arith.attributes))
-
-
-def _widen_upstream_arith() -> None:
-    # lowercheck.ir loads `arith.Arith` itself and imports this module just before; until it loads
-    # `arith_with_tensors()` instead, swap the ops inside the upstream dialect object.
-    ops = arith.Arith._operations  # noqa: SLF001
-    widened = {op.name: op for op in ARITH_ON_TENSORS}
-    ops[:] = [widened.get(op.name, op) for op in ops]
-
-
-_widen_upstream_arith()
 
 
 TT = Dialect(

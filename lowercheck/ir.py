@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf
+from xdsl.dialects import builtin, func, gpu, math, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -17,15 +17,11 @@ from lowercheck.dialects.kernel import Kernel
 
 @cache
 def _dialects() -> tuple:
-    found = [builtin.Builtin, func.Func, arith.Arith, scf.Scf, memref.MemRef, math.Math, gpu.GPU,
-             Kernel, Access]
-    try:
-        from lowercheck.dialects.tt import TT
-    except ImportError:  # the tt dialect arrives with the Triton front end
-        pass
-    else:
-        found.append(TT)
-    return tuple(found)
+    from lowercheck.dialects.tt import TT, arith_with_tensors
+
+    # TTIR applies arith ops to tensors; the widened arith accepts both forms.
+    return (builtin.Builtin, func.Func, arith_with_tensors(), scf.Scf, memref.MemRef, math.Math, gpu.GPU,
+            Kernel, Access, TT)
 
 
 def context() -> Context:

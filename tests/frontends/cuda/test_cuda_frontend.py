@@ -44,29 +44,7 @@ def test_round_trip(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = _lower(path, monkeypatch)
     for debuginfo in (False, True):
         text = ir.print_ir(module, debuginfo=debuginfo)
-        _xfail_known_parse_bugs(text)
         assert ir.print_ir(ir.parse(text), debuginfo=debuginfo) == text
-
-
-# Known bugs outside this front end that keep valid IR from parsing back: (what the IR holds, the
-# parser's complaint, why). The test fails on anything else.
-_KNOWN_PARSE_BUGS = (
-    ("scf.while", "Expected region", "xDSL 0.75 prints scf.while's loc mid-op with debuginfo "
-     "(Printer.print_operation_type); needs the lowercheck/ir.py printer fix"),
-    ("arith.select", "Cannot infer attribute", "dialects/tt.py overrides arith.select and cannot "
-     "parse its scalar form `arith.select %c, %a, %b : f32`"),
-)
-
-
-def _xfail_known_parse_bugs(text: str) -> None:
-    for construct, complaint, why in _KNOWN_PARSE_BUGS:
-        if construct in text:
-            try:
-                ir.parse(text)
-            except Exception as err:  # noqa: BLE001 - only the known complaint is excused
-                if complaint in str(err):
-                    pytest.xfail(why)
-                raise
 
 
 def test_entries_lists_launchers(monkeypatch: pytest.MonkeyPatch) -> None:
