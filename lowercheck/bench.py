@@ -1,8 +1,9 @@
 """`make bench`: wall time of a static-only diff of the vector_add pair, imports included.
 
 Runs `lowercheck diff corpus/vector_add/vadd.cu corpus/vector_add/vadd.py --no-run` as a fresh
-process: once with an empty Triton cache (cold) and several times with it filled (warm). Writes the
-numbers to a Markdown file; the target is under 3 s warm on a 2-core machine.
+process: with empty caches (cold: the Triton side is imported, captured and compiled in a worker
+process) and several times with lowercheck's content cache filled (warm: an unchanged port is not
+imported again). Writes the numbers to a Markdown file; the target is under 3 s.
 """
 
 from __future__ import annotations
@@ -38,25 +39,32 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="lowercheck-bench-", dir=os.environ.get("TMPDIR")))
-    env = {**os.environ, "TRITON_CACHE_DIR": str(cache / "triton"), "TRITON_HOME": str(cache / "home")}
+    env = {**os.environ, "TRITON_CACHE_DIR": str(cache / "triton"), "TRITON_HOME": str(cache / "home"),
+           "LOWERCHECK_CACHE_DIR": str(cache / "lowercheck")}
     try:
-        cold = _time_once(env)
+        cold = []
+        for _ in range(max(1, args.repeat // 2)):
+            shutil.rmtree(cache, ignore_errors=True)
+            cold.append(_time_once(env))
         warm = [_time_once(env) for _ in range(args.repeat)]
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     median = statistics.median(warm)
-    verdict = "meets" if median < TARGET_S else "MISSES"
+    cold_median = statistics.median(cold)
+    verdict = {True: "meets", False: "MISSES"}
     text = f"""# Benchmark: static-only diff of vector_add
 
 `lowercheck diff {PAIR[0]} {PAIR[1]} --no-run`, a fresh process each time (imports included).
 
 | measurement | seconds |
 | --- | --- |
-| cold (empty Triton cache) | {cold:.2f} |
-| warm, median of {len(warm)} | {median:.2f} |
+| cold (no caches), median of {len(cold)} | {cold_median:.2f} |
+| warm (lowercheck's content cache filled), median of {len(warm)} | {median:.2f} |
 | warm, min / max | {min(warm):.2f} / {max(warm):.2f} |
 
-Target: under {TARGET_S:.0f} s warm — this run {verdict} it.
+Target: under {TARGET_S:.0f} s. Warm {verdict[median < TARGET_S]} it; cold {verdict[cold_median < TARGET_S]} it
+(cold pays for importing torch with its fake-tensor machinery and Triton in the worker process,
+about 4 s on 2 cores, overlapped with the CUDA side).
 Machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}; measured {datetime.date.today().isoformat()}.
 """
     Path(args.out).write_text(text)

@@ -71,6 +71,7 @@ class Binding:
 
     args: dict[str, Arg] = field(default_factory=dict)
     sizes: dict[str, int] | None = None
+    grid: tuple[str, ...] | None = None  # when the entry is a kernel itself: its launch grid
 
 
 class NeedsConcreteSizes(Exception):

@@ -32,3 +32,15 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     from lowercheck.frontends.triton.lowering import lower as _lower
 
     return _lower(path, entry, binding)
+
+
+def warm_up() -> None:
+    """Import what `entries` and `lower` will need (torch, Triton, fake tensors, the IR), so a worker
+    process can do it while the main process works on the other side."""
+    import torch._subclasses.fake_tensor  # noqa: F401 - imports torch._dynamo, the slowest part
+    import triton  # noqa: F401
+
+    from lowercheck import ir
+    from lowercheck.frontends.triton import lowering  # noqa: F401
+
+    ir.context()
