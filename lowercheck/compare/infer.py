@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import islpy as isl
+import sympy
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import symbolic
@@ -38,9 +39,21 @@ def infer_extents(module: ModuleOp, buffers: Iterable[str], size_names: Sequence
     for buffer in buffers:
         for shape in candidates:
             if all(_fits(rel, buffer, shape) for rel in relations):
-                found[buffer] = [symbolic.format(symbolic.parse("*".join(shape)))]
+                found[buffer] = _row_major(shape, [a.index for a in relations[0].of(buffer)])
                 break
     return found
+
+
+def _row_major(shape: list[str], indices: list) -> list[str]:
+    """Order a 2-D extent so the size that multiplies a row index (`row * n + col`) is the inner one."""
+    if len(shape) != 2:
+        return shape
+    outer, inner = shape
+    strides = {s.name for index in indices for term in sympy.Add.make_args(sympy.expand(index))
+               if len(term.free_symbols) > 1 for s in term.free_symbols if s.name in shape}
+    if strides == {outer}:
+        outer, inner = inner, outer
+    return [outer, inner]
 
 
 def _fits(rel: Relations, buffer: str, shape: list[str]) -> bool:

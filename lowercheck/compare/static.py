@@ -26,7 +26,6 @@ from lowercheck.compare.accesses import (
     location_of,
     witness,
 )
-from lowercheck.dialects.access import KernelOp
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.findings import Finding
 
@@ -60,8 +59,9 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
     bindings: list[Mapping[str, int] | None] = [None]
     try:
         rels = [(build(s.module, None, size_names), s) for s in (source, target)]
-        _ = [extent_set(b, shape, None, sorted(size_names)) for s in (source, target)
-             for b, shape in s.extents.items()]
+        for side in (source, target):  # extents must be quasi-affine too for a parametric proof
+            for buffer, shape in side.extents.items():
+                extent_set(buffer, shape, None, sorted(size_names))
         per_binding = [rels]
     except symbolic.NonAffine as why:
         result.strength = Strength.SWEPT
@@ -228,9 +228,7 @@ def _double_write(rel: Relations, buffer: str) -> dict | None:
 
 
 def _index_of(acc: Access, params: Mapping[str, int], item: Mapping[str, int]) -> int | None:
-    values = {**params, **item, **(acc_sizes := {})}
-    del acc_sizes
-    value = symbolic.substitute(acc.index, values)
+    value = symbolic.substitute(acc.index, {**params, **item})
     return int(value) if value.is_Integer else None
 
 
@@ -316,12 +314,16 @@ def _stride_class(acc: Access) -> str:
     if not lane_name:
         return "scalar"
     lane = symbolic.var(lane_name)
-    index = acc.index
+    index = symbolic.parse(acc.op.indices.data[0].data)  # over the sizes, whatever the binding
     if lane not in index.free_symbols:
         return "broadcast"
+    if index.has(sympy.floor, sympy.Mod, sympy.Min, sympy.Max, sympy.Piecewise):
+        return "gather"
     coeff = sympy.diff(index, lane)
-    if coeff.free_symbols or not coeff.is_Integer:
-        return "gather" if lane in coeff.free_symbols or index.has(sympy.floor, sympy.Mod) else "strided(param)"
+    if lane in coeff.free_symbols:
+        return "gather"
+    if not coeff.is_Integer:
+        return f"strided({symbolic.format(coeff)})"
     return "contiguous" if abs(int(coeff)) == 1 else f"strided({abs(int(coeff))})"
 
 
@@ -349,7 +351,6 @@ def geometry_text(module: ModuleOp) -> str:
         elif launch.num_warps is not None:
             where += f", {launch.num_warps.data} warps"
         parts.append(where)
-    _ = [op for op in module.ops if isinstance(op, KernelOp)]
     return "; ".join(parts)
 
 

@@ -1,0 +1,35 @@
+"""A 2-D pair: extents inferred as [m, n] from `row * n + col`, the Triton wrapper bound with 2-D
+tensors, and a column-major port judged equivalent (elementwise) but uncoalesced (LC205)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+INPUTS = Path(__file__).parent / "inputs"
+
+
+def diff(target: str, tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "madd.cu"), str(INPUTS / target),
+                           "--json", str(out), *extra], capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(out.read_text())
+
+
+def test_two_dimensional_port_is_equivalent(tmp_path: Path) -> None:
+    code, doc = diff("madd.py", tmp_path)
+    assert code == 0 and doc["verdict"] == "equivalent"
+    shapes = {p["name"]: p["shape"] for p in doc["target"]["params"]}
+    assert shapes == {"a": ["m", "n"], "b": ["m", "n"], "return0": ["m", "n"]}
+    assert len(doc["runs"]) >= 4 and all(r["status"] == "ok" for r in doc["runs"])
+
+
+def test_column_major_port_is_flagged_uncoalesced(tmp_path: Path) -> None:
+    code, doc = diff("madd_t.py", tmp_path, "--no-run")
+    assert code == 0
+    classes = {f["buffer"]: f["message"] for f in doc["findings"] if f["code"] == "LC205"}
+    assert set(classes) == {"a", "b", "return0"}
+    assert all("strided(m)" in message for message in classes.values())
