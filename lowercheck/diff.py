@@ -331,6 +331,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         for side_name, result, side in (("source", src_result, source), ("target", tgt_result, target)):
             findings += dynamic.failure_findings(side_name, result, sizes, side.path)
             findings += dynamic.oob_findings(side_name, result, sizes)
+            findings += dynamic.event_findings(side_name, result, sizes)
         if src_result.error is None and tgt_result.error is None:
             more, record = dynamic.compare(sizes, src_result, tgt_result, pairs, plans[index]["originals"])
             findings += more

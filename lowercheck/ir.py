@@ -17,11 +17,12 @@ from lowercheck.dialects.kernel import Kernel
 
 @cache
 def _dialects() -> tuple:
+    from lowercheck.dialects.simt import SIMT
     from lowercheck.dialects.tt import TT, arith_with_tensors
 
     # TTIR applies arith ops to tensors; the widened arith accepts both forms.
     return (builtin.Builtin, func.Func, arith_with_tensors(), scf.Scf, memref.MemRef, math.Math, gpu.GPU,
-            Kernel, Access, TT)
+            Kernel, Access, TT, SIMT)
 
 
 def context() -> Context:

@@ -69,6 +69,16 @@ def failure_findings(side: str, result: RunResult, sizes: Mapping[str, int], pat
                     hint=f"run the {side} alone on these sizes to reproduce")]
 
 
+def event_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list[Finding]:
+    """Races, divergent barriers, uninitialised reads and wrapped indices the runner observed."""
+    from lowercheck.errors import SourceLocation
+
+    return [Finding(e.code, f"{e.message} (observed when run with {_sizes_text(sizes)})", side=side,
+                    buffer=e.buffer, location=SourceLocation(*e.location) if e.location else None,
+                    witness={"sizes": dict(sizes), **e.where})
+            for e in result.events]
+
+
 def oob_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list[Finding]:
     findings = []
     seen = set()

@@ -39,6 +39,18 @@ class OutOfBounds:
 
 
 @dataclass
+class RunEvent:
+    """Something a runner saw that is a finding by itself: a race (LC207/LC203), a divergent barrier
+    (LC208), a read of uninitialised memory (LC210), an index that wrapped its C type (LC209)."""
+
+    code: str
+    message: str
+    buffer: str | None = None
+    where: dict[str, int] = field(default_factory=dict)  # block/thread/lane/index values
+    location: tuple[str, int, int] | None = None  # file, line, column of the op
+
+
+@dataclass
 class RunResult:
     # Final values: every tensor parameter by name (outputs, and inputs to check they are unchanged),
     # and returned tensors as "return0", "return1", ...
@@ -48,3 +60,4 @@ class RunResult:
     error_kind: str | None = None  # compile | crash | timeout | oom | user
     wall_s: float = 0.0
     oob_total: int = 0  # every out-of-bounds access; `oob` keeps only the first few
+    events: list[RunEvent] = field(default_factory=list)
