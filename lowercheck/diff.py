@@ -9,7 +9,8 @@ from __future__ import annotations
 import concurrent.futures
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,29 @@ class SideInfo:
     path: str
     entry: str
     language: str
-    module: ModuleOp  # the lowered kernel IR
+    module: ModuleOp  # the lowered kernel IR (for a per-size capture: at a representative size)
     accesses: ModuleOp | None = None  # after extract-accesses
     roles: dict[str, str] = field(default_factory=dict)  # as the comparison sees them
+    # Set when the side can only be lowered for concrete sizes: lowers it for one size binding.
+    lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
+    _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
+
+    @property
+    def per_size(self) -> bool:
+        return self.lower_at is not None
+
+    def at(self, sizes: Mapping[str, int]) -> SideInfo:
+        """This side as lowered for `sizes` (itself when it was lowered symbolically)."""
+        if self.lower_at is None:
+            return self
+        key = tuple(sorted(sizes.items()))
+        if key not in self._per_size:
+            module = self.lower_at(sizes)
+            view = replace(self, module=module, accesses=extract_accesses(module), lower_at=None,
+                           _per_size={})
+            view.roles = self.roles  # one role table for every size
+            self._per_size[key] = view
+        return self._per_size[key]
 
     @property
     def entry_op(self) -> EntryOp:
@@ -142,7 +163,8 @@ def diff(options: DiffOptions) -> Report:
                                     candidates[first])
     _check_spec_names(spec, candidates, entries)
     second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
-    sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding)
+    sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
+                           probe=sweep[-1], notes=notes)
     _extract(sides[second])
     correspondence, outputs = _correspond(sides[first], sides[second], match)
     # Orient: correspondence maps target names to source names.
@@ -156,17 +178,35 @@ def diff(options: DiffOptions) -> Report:
         sweep = infer.default_sweep(size_names, tiles)
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
     if options.static:
-        result = static.analyse(
-            static.Side("source", sides["source"].accesses, _extents(sides["source"]), sides["source"].roles),
-            static.Side("target", sides["target"].accesses, _extents(sides["target"]), sides["target"].roles),
-            correspondence, size_names, sweep)
-        report.findings += result.findings
-        report.static_strength = str(result.strength)
-        report.notes += result.notes
+        _static(report, sides, correspondence, size_names, sweep)
     if options.run:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
+
+
+def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
+            size_names: list[str], sweep: list[dict[str, int]]) -> None:
+    """The static checks: once for all sizes, or per swept size when a side was captured per size."""
+    def side(name: str, at: SideInfo) -> static.Side:
+        return static.Side(name, at.accesses, _extents(at), at.roles)
+
+    per_size = any(s.per_size for s in sides.values())
+    bindings = [[b] for b in sweep] if per_size else [sweep]
+    seen: set[tuple] = set()
+    strength = None
+    for group in bindings:
+        views = {name: info.at(group[0]) if per_size else info for name, info in sides.items()}
+        result = static.analyse(side("source", views["source"]), side("target", views["target"]),
+                                correspondence, size_names, group, swept=per_size)
+        for f in result.findings:
+            key = (f.code, f.side, f.buffer, f.location)
+            if key not in seen:
+                seen.add(key)
+                report.findings.append(f)
+        strength = result.strength if strength in (None, result.strength) else static.Strength.UNSUPPORTED
+        report.notes += [n for n in result.notes if n not in report.notes]
+    report.static_strength = str(strength)
 
 
 def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
@@ -197,14 +237,26 @@ def _fmt_sizes(sizes: Mapping[str, int]) -> str:
     return ",".join(f"{k}={v}" for k, v in sizes.items())
 
 
-def _lower(side: str, path: str, entry: str, language: str, binding: Binding) -> SideInfo:
+def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
+           probe: Mapping[str, int] | None = None, notes: list[str] | None = None) -> SideInfo:
+    """Lower symbolically; if the front end can only lower for concrete sizes, lower at `probe` now
+    and at each swept size when asked (`SideInfo.at`)."""
     frontend = frontend_for(path)
     try:
         module = frontend.lower(path, entry, binding)
+        lower_at = None
     except NeedsConcreteSizes as why:
-        raise UserError(f"{path}: the entry `{entry}` can only be captured for concrete sizes ({why})",
-                        hint="symbolic capture failed; concrete per-size capture is not supported yet") from None
-    info = SideInfo(side, path, entry, language, module)
+        if probe is None:
+            raise UserError(f"{path}: the entry `{entry}` can only be captured for concrete sizes ({why})",
+                            hint="give the sizes in a spec: [sizes] n = [...]") from None
+
+        def lower_at(sizes: Mapping[str, int]) -> ModuleOp:
+            return frontend.lower(path, entry, replace(binding, sizes=dict(sizes)))
+
+        module = lower_at(probe)
+        if notes is not None:
+            notes.append(f"{path} is captured once per size: {why}")
+    info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     return info
 
@@ -319,7 +371,8 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     src_params = {p.pname: p for p in source.params()}
     pairs = [dynamic.OutputPair(s, t, for_dtype(dtype_name(src_params[s]))) for s, t in outputs if s in src_params]
     plans = [_plan(sides, correspondence, sizes, options.seed + index) for index, sizes in enumerate(sweep)]
-    batches = {name: [_request(sides[name], plan[name], options) for plan in plans] for name in ("source", "target")}
+    batches = {name: [_request(sides[name].at(sizes), plan[name], options) for plan, sizes in zip(plans, sweep)]
+               for name in ("source", "target")}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb)
                    for name in batches}
@@ -355,7 +408,7 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
           seed: int) -> dict[str, Any]:
     """Arguments of both sides for one size binding: the same input values on both sides, outputs
     poisoned, and a copy of every input to check it is unchanged after the run."""
-    source, target = sides["source"], sides["target"]
+    source, target = sides["source"].at(sizes), sides["target"].at(sizes)
     reverse = {s: t for t, s in correspondence.items()}
     tgt_params = {p.pname: p for p in target.params()}
     rng = np.random.default_rng(seed)

@@ -53,11 +53,13 @@ class StaticResult:
 
 
 def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
-            size_names: Sequence[str], sweep: Sequence[Mapping[str, int]]) -> StaticResult:
-    """All static checks. `correspondence` maps each target buffer to its source buffer."""
+            size_names: Sequence[str], sweep: Sequence[Mapping[str, int]], swept: bool = False) -> StaticResult:
+    """All static checks. `correspondence` maps each target buffer to its source buffer. With
+    `swept`, skip the parametric attempt (a side was lowered for these concrete sizes only)."""
     result = StaticResult()
-    bindings: list[Mapping[str, int] | None] = [None]
     try:
+        if swept:
+            raise symbolic.NonAffine("a side was captured for concrete sizes")
         rels = [(build(s.module, None, size_names), s) for s in (source, target)]
         for side in (source, target):  # extents must be quasi-affine too for a parametric proof
             for buffer, shape in side.extents.items():
@@ -65,11 +67,11 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         per_binding = [rels]
     except symbolic.NonAffine as why:
         result.strength = Strength.SWEPT
-        result.notes.append(f"an index or extent is not quasi-affine in the sizes ({why}); "
-                            "checked for each swept size instead")
-        bindings = list(sweep)
+        if not swept:
+            result.notes.append(f"an index or extent is not quasi-affine in the sizes ({why}); "
+                                "checked for each swept size instead")
         result.swept = [dict(b) for b in sweep]
-        per_binding = [[(build(s.module, b, size_names), s) for s in (source, target)] for b in bindings]
+        per_binding = [[(build(s.module, b, size_names), s) for s in (source, target)] for b in sweep]
     seen: set[tuple] = set()
     for rels in per_binding:
         findings: list[Finding] = []
@@ -272,8 +274,9 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 other_location=_first_location(src, s_out), witness={"sizes": sizes, **w},
                 hint="compare the index expressions of the loads feeding this store"))
     for t_buf, s_buf in correspondence.items():
-        s_classes = {_stride_class(a) for a in src.of(s_buf)}
-        t_classes = {_stride_class(a) for a in tgt.of(t_buf)}
+        # A one-lane tile ("scalar") says nothing about coalescing: compare the others.
+        s_classes = {_stride_class(a) for a in src.of(s_buf)} - {"scalar"}
+        t_classes = {_stride_class(a) for a in tgt.of(t_buf)} - {"scalar"}
         if s_classes and t_classes and s_classes != t_classes:
             acc = tgt.of(t_buf)[0]
             findings.append(Finding(
