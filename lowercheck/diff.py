@@ -149,6 +149,8 @@ def diff(options: DiffOptions) -> Report:
                                    candidates.get(second, ()))
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
+    if languages[first] not in TYPED_LANGUAGES:
+        _require_spec_for_untyped(paths[first], entries[first], candidates[first], binding)
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
     size_names = list(spec.sizes) or [p.pname for p in sides[first].params() if p.role.data == "size"]
     if not size_names:
@@ -183,6 +185,17 @@ def diff(options: DiffOptions) -> Report:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
+
+
+def _require_spec_for_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding) -> None:
+    """Neither side has a typed signature: the spec must say what each argument is."""
+    cand = next(c for c in candidates if c.name == entry)
+    missing = [p.name for p in cand.params if p.name not in binding.args]
+    if missing:
+        raise UserError(f"neither side has a typed signature, so the arguments of `{entry}` are unknown: "
+                        f"{', '.join(missing)}", cand.location,
+                        hint="give them in a spec: [sizes] n = [...], and per tensor [args.NAME] "
+                             "shape = [\"n\"], dtype = \"float32\"")
 
 
 def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],

@@ -97,3 +97,8 @@ def test_unknown_code() -> None:
 def test_code_pages(code: str) -> None:
     done = lowercheck("codes", code)
     assert done.returncode == 0 and "What it checks" in done.stdout
+
+
+def test_two_untyped_sides_need_a_spec() -> None:
+    done = lowercheck("diff", VADD_PY, VADD_PY.replace("vadd.py", "vadd_sub.py"), "--no-run")
+    assert_clean_error(done, 2, "vadd.py:", "arguments of `vadd` are unknown: x, y", "[args.NAME]")

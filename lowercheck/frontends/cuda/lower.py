@@ -17,18 +17,21 @@ functions and GPU builtin variables are tables too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FileLineColLoc,
     FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
     IntegerType,
+    MemRefType,
+    NoneAttr,
     StringAttr,
     UnitAttr,
 )
@@ -60,6 +63,11 @@ class Ptr:
     base: SSAValue
     offset: SSAValue | None
     ctype: CType
+    lead: tuple[SSAValue, ...] = ()  # the outer indices of a multi-dimensional array, applied so far
+
+    @property
+    def rank(self) -> int:
+        return len(self.base.type.shape)  # type: ignore[attr-defined]  # base is a memref
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,12 @@ class Frame:
     returns: CType
     ret_key: str
     loop_depth: int = 0
+    breaks: list[str | None] = field(default_factory=list)  # each enclosing loop's break flag
+
+    @property
+    def returned_key(self) -> str:
+        """The flag a `return` inside a loop sets: the loops stop and what follows them is skipped."""
+        return self.ret_key + ":returned"
 
 
 # ---------------------------------------------------------------- tables
@@ -167,6 +181,10 @@ class KernelLowering:
         self.types: dict[object, CType] = {}
         self.frames: list[Frame] = []
         self.at: ci.Cursor | None = None  # the construct being lowered, for error locations
+        self.prelude: list[Operation] = []  # allocations, placed at the top of the kernel
+        self.globals: dict[object, Ptr] = {}  # file-scope `__shared__` arrays, allocated on first use
+        self.shared_bytes: SSAValue | None = None  # the kernel argument for `extern __shared__`
+        self.serial = 0  # numbers the synthetic flags of loops with `break`
 
     # -------------------------------------------------------- helpers
     def where(self, cursor: ci.Cursor):
@@ -188,6 +206,15 @@ class KernelLowering:
         return self.emit(op, cursor).results[0]
 
     def ctype(self, t: ci.Type, cursor: ci.Cursor) -> CType:
+        """The CType of `t`; an array, or a pointer to one, is a pointer to its scalar element (the
+        Ptr value that holds it keeps the dimensions)."""
+        canon = t.get_canonical()
+        if canon.kind == ci.TypeKind.POINTER and _is_array(canon.get_pointee()):
+            canon = canon.get_pointee()
+        if _is_array(canon):
+            while _is_array(canon):
+                canon = canon.element_type.get_canonical()
+            return CType("ptr", 64, False, self.ctype(canon, cursor))
         found = ct.from_clang(t)
         if found is None:
             raise self.unsupported(f"the type `{t.spelling}`", cursor)
@@ -258,7 +285,7 @@ class KernelLowering:
     def _lower_kernel(self, fn: ci.Cursor, name: str | None) -> func.FuncOp:
         params = [c for c in children(fn) if c.kind == K.PARM_DECL]
         types = [self.ctype(p.type, p) for p in params]
-        self.block = Block(arg_types=[t.ir for t in types])
+        self.block = self.entry = Block(arg_types=[t.ir for t in types])
         for p, t, arg in zip(params, types, self.block.args):
             arg.name_hint = p.spelling or None
             arg.location = self._loc(p)
@@ -268,7 +295,9 @@ class KernelLowering:
         self.seq(children(body))
         self.frames.pop()
         self.emit(func.ReturnOp(), fn)
-        op = func.FuncOp(name or fn.spelling, ([t.ir for t in types], []), Region(self.block))
+        if self.prelude:
+            self.block.insert_ops_before(self.prelude, self.block.first_op)
+        op = func.FuncOp(name or fn.spelling, ([a.type for a in self.block.args], []), Region(self.block))
         op.location = self._loc(fn)
         op.attributes["gpu.kernel"] = UnitAttr()
         return op
@@ -376,8 +405,12 @@ class KernelLowering:
         for var in children(s):
             if var.kind != K.VAR_DECL:
                 raise self.unsupported(f"the declaration `{var.kind.name.lower()}`", var)
-            if any(c.kind == K.CUDASHARED_ATTR for c in children(var)):
-                raise self.unsupported("`__shared__` memory", var)
+            if _is_shared(var):
+                self.bind(var, self.allocate(var, shared=True), self.ctype(var.type, var))
+                continue
+            if _is_array(var.type.get_canonical()):
+                self._local_array(var)
+                continue
             t = self.ctype(var.type, var)
             init = [c for c in children(var) if c.kind.is_expression()]
             if init:
@@ -385,6 +418,68 @@ class KernelLowering:
                 self.bind(var, self.convert(v, vt, t, var), t)
             else:
                 self.bind(var, Undef(t), t)
+
+    def allocate(self, var: ci.Cursor, shared: bool) -> Ptr:
+        """`memref.alloca` for an array (`__shared__`: memory space 3, one per block; a local array:
+        per thread), at the top of the kernel. `extern __shared__ T s[]` is sized by the launch's
+        dynamic shared bytes, which the kernel receives as its last argument."""
+        t = self.ctype(var.type, var)
+        assert t.elem is not None
+        shape: list[int] = []
+        canon = var.type.get_canonical()
+        while _is_array(canon):
+            if canon.kind == ci.TypeKind.CONSTANTARRAY:
+                shape.append(canon.get_array_size())
+            elif canon.kind == ci.TypeKind.INCOMPLETEARRAY and shared and not shape:
+                shape.append(DYNAMIC_INDEX)
+            else:
+                raise self.unsupported(f"the array type `{var.type.spelling}`", var)
+            canon = canon.element_type.get_canonical()
+        space = IntegerAttr(3, IntegerType(64)) if shared else NoneAttr()
+        mtype = MemRefType(t.elem.ir, shape, NoneAttr(), space)
+        dynamic: list[SSAValue] = []
+        if DYNAMIC_INDEX in shape:
+            dynamic.append(self._dynamic_elements(t.elem, var))
+        op = memref.AllocaOp.get(t.elem.ir, shape=shape, dynamic_sizes=dynamic, memory_space=space)
+        op.result.type = mtype
+        op.location = self._loc(var)
+        op.result.name_hint = var.spelling or None
+        self.prelude.append(op)
+        return Ptr(op.result, None, t)
+
+    def _dynamic_elements(self, elem: CType, var: ci.Cursor) -> SSAValue:
+        """%n = dynamic shared bytes / sizeof(T), as an index (ops placed in the prelude)."""
+        if self.shared_bytes is None:
+            self.shared_bytes = self.entry.insert_arg(IntegerType(64), len(self.entry.args))
+            self.shared_bytes.name_hint = "dynamic_shared_bytes"
+            self.shared_bytes.location = self._loc(var)
+        size = arith.ConstantOp(IntegerAttr(max(elem.bits // 8, 1), IntegerType(64)))
+        count = arith.DivUIOp(self.shared_bytes, size.result)
+        index = arith.IndexCastOp(count.result, IndexType())
+        for op in (size, count, index):
+            op.location = self._loc(var)
+            self.prelude.append(op)
+        return index.result
+
+    def _local_array(self, var: ci.Cursor) -> None:
+        """`T a[N]` (per thread); `= {v0, v1}` stores its values and zero-fills the rest, as C."""
+        p = self.allocate(var, shared=False)
+        t = self.ctype(var.type, var)
+        self.bind(var, p, t)
+        init = next((c for c in children(var) if c.kind == K.INIT_LIST_EXPR), None)
+        if init is None:
+            return
+        assert t.elem is not None
+        if p.rank != 1:
+            raise self.unsupported("initialising a multi-dimensional local array", var)
+        values = children(init)
+        for k in range(p.base.type.shape.data[0].data):  # type: ignore[attr-defined]
+            if k < len(values):
+                v, vt = self.expr(values[k])
+                v = self.scalar(self.convert(v, vt, t.elem, values[k]), values[k])
+            else:
+                v = self.constant(0, t.elem, init)
+            self.emit(memref.StoreOp.get(v, p.base, [self.index_const(k, init)]), init)
 
     def _branch(self, stmts: list[ci.Cursor], outer: dict[object, Value]) -> tuple[Block, dict[object, Value]]:
         saved = self.block
@@ -705,6 +800,10 @@ class KernelLowering:
         key = decl_key(decl)
         if key in self.env:
             return self.env[key], self.types[key]
+        if _is_shared(decl):  # a file-scope `__shared__` array
+            if key not in self.globals:
+                self.globals[key] = self.allocate(decl, shared=True)
+            return self.globals[key], self.globals[key].ctype
         if decl.kind == K.VAR_DECL:
             value = evaluate(e)
             if value is not None:  # a global `const`/`constexpr` or a macro-like constant
@@ -732,6 +831,8 @@ class KernelLowering:
             if not isinstance(p, Ptr):
                 raise self.unsupported(f"subscripting `{_text(base)}` (arrays)", e)
             i, it = self.expr(index)
+            if p.offset is None and len(p.lead) + 1 < p.rank:  # `s[i]` of `s[A][B]`: a row
+                return Ptr(p.base, None, p.ctype, p.lead + (self.to_index(self.scalar(i, index), it, e),))
             return self.offset(p, self.scalar(i, index), it, e, subtract=False)
         if e.kind == K.UNARY_OPERATOR and unary_operator(e, self.shown) == "*":
             p, _ = self.expr(children(e)[0])
@@ -743,23 +844,30 @@ class KernelLowering:
 
     def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool) -> Ptr:
         idx = self.to_index(i, it, e)
+        if len(p.lead) + 1 < p.rank:
+            raise self.unsupported(f"pointer arithmetic on a multi-dimensional array in `{_text(e)}`", e)
         if p.offset is None and not subtract:
-            return Ptr(p.base, idx, p.ctype)
+            return Ptr(p.base, idx, p.ctype, p.lead)
         base = p.offset if p.offset is not None else self.index_const(0, e)
         op = arith.SubiOp(base, idx) if subtract else arith.AddiOp(base, idx)
-        return Ptr(p.base, self.emit1(op, e), p.ctype)
+        return Ptr(p.base, self.emit1(op, e), p.ctype, p.lead)
+
+    def indices(self, p: Ptr, e: ci.Cursor) -> list[SSAValue]:
+        if len(p.lead) + 1 < p.rank:
+            raise self.unsupported(f"the partial subscript `{_text(e)}` of a multi-dimensional array", e)
+        return [*p.lead, p.offset if p.offset is not None else self.index_const(0, e)]
 
     def load(self, p: Ptr, e: ci.Cursor) -> SSAValue:
-        idx = p.offset if p.offset is not None else self.index_const(0, e)
-        return self.emit1(memref.LoadOp.get(p.base, [idx]), e)
+        return self.emit1(memref.LoadOp.get(p.base, self.indices(p, e)), e)
 
     def store(self, p: Ptr, v: SSAValue, e: ci.Cursor) -> None:
-        idx = p.offset if p.offset is not None else self.index_const(0, e)
-        self.emit(memref.StoreOp.get(v, p.base, [idx]), e)
+        self.emit(memref.StoreOp.get(v, p.base, self.indices(p, e)), e)
 
     def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
         p = self._subscript_ptr(e)
         assert p.ctype.elem is not None
+        if _is_array(e.type.get_canonical()):  # a row of a 2-D array: an address, not a value
+            return p, p.ctype
         return self.load(p, e), p.ctype.elem
 
     # assignment targets: a local variable (its declaration's key) or a memory location (a Ptr),
@@ -958,9 +1066,9 @@ class KernelLowering:
             v, t = self.expr(args[0])
             rt = self.ctype(e.type, e)
             return self.convert(v, t, rt, e), rt
-        if name == "__syncthreads":
-            self.emit(gpu.BarrierOp(), e)
-            return Undef(ct.VOID), ct.VOID
+        special = _SPECIAL_CALLS.get(name)
+        if special is not None and callee.get_definition() is None:
+            return special(self, e, args)
         rule = _MATH.get(name)
         if rule is not None and callee.get_definition() is None:
             rt = self.ctype(e.type, e)
@@ -1048,6 +1156,15 @@ _EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Va
     K.CALL_EXPR: KernelLowering._call,
     **{kind: KernelLowering._cast for kind in _CASTS},
 }
+
+
+def _is_array(t: ci.Type) -> bool:
+    return t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
+                      ci.TypeKind.DEPENDENTSIZEDARRAY)
+
+
+def _is_shared(decl: ci.Cursor) -> bool:
+    return decl.kind == K.VAR_DECL and any(c.kind == K.CUDASHARED_ATTR for c in children(decl))
 
 
 def _strip_parens(cursor: ci.Cursor) -> ci.Cursor:
