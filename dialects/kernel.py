@@ -109,6 +109,7 @@ class LaunchOp(IRDLOperation):
     block = prop_def(ArrayAttr[StringAttr])
     args = prop_def(ArrayAttr[StringAttr])
     num_warps = opt_prop_def(IntAttr)
+    shared_bytes = opt_prop_def(StringAttr)  # CUDA: the dynamic shared memory bytes (3rd <<<>>> argument)
     assembly_format = "$callee attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -119,6 +120,8 @@ class LaunchOp(IRDLOperation):
             raise VerifyException("kernel.launch: grid has three extents (x, y, z)")
         for field in ("grid", "block", "args"):
             verify_exprs(self.name, field, getattr(self, field).data)
+        if self.shared_bytes is not None:
+            verify_exprs(self.name, "shared_bytes", (self.shared_bytes,))
 
     @property
     def grid_exprs(self) -> list[str]:

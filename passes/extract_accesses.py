@@ -619,10 +619,12 @@ def _scf_for(op: Operation, st: State) -> None:
         st.values[arg] = _advance(init, k, delta)
     saved = st.seq_domain
     st.seq_domain = saved + (sympy.Ge(k, 0), sympy.Lt(iv, ub.expr))
-    _run_block(body, st)
+    yielded = _run_block(body, st) or []
     st.seq_domain = saved
-    for r in op.results:
-        st.values[r] = Opaque("loop result")
+    # A loop's results are computed from everything its iterations read (a reduction's sum).
+    for i, r in enumerate(op.results):
+        srcs = sources_of(inits[i]) | (sources_of(yielded[i]) if i < len(yielded) else frozenset())
+        st.values[r] = Opaque("loop result", srcs)
 
 
 def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | None]:

@@ -261,17 +261,21 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
             dep_t = dep_t.reset_tuple_id(isl.dim_type.in_).set_tuple_name(isl.dim_type.in_, s_out) \
                 .set_tuple_name(isl.dim_type.out, s_in)
             both = dep_s.domain().intersect(dep_t.domain())
-            diff = dep_s.intersect_domain(both).subtract(dep_t.intersect_domain(both))
-            other = dep_t.intersect_domain(both).subtract(dep_s.intersect_domain(both))
-            w = witness(diff) or witness(other)
-            if w is None:
+            only_source = dep_s.intersect_domain(both).subtract(dep_t.intersect_domain(both))
+            only_target = dep_t.intersect_domain(both).subtract(dep_s.intersect_domain(both))
+            found, reader = lexmin_point(only_source), "the source"
+            if found is None:
+                found, reader = lexmin_point(only_target), "the target"
+            if found is None:
                 continue
-            sizes = {k: v for k, v in w.items() if k in src.params} or dict(src.sizes or {})
+            params, (element, index) = found
+            sizes = params or dict(src.sizes or {})
+            other = "the target" if reader == "the source" else "the source"
             findings.append(Finding(
-                "LC204", f"output `{t_out}` depends on different elements of `{t_in}` than the source's "
-                f"`{s_out}` on `{s_in}` (e.g. element {w['index'] if 'index' in w else '?'})",
-                side="target", buffer=t_out, location=_first_location(tgt, t_out),
-                other_location=_first_location(src, s_out), witness={"sizes": sizes, **w},
+                "LC204", f"element {element} of output `{t_out}` is computed from `{t_in}[{index}]` in {reader} "
+                f"but not in {other}", side="target", buffer=t_out, location=_first_location(tgt, t_out),
+                other_location=_first_location(src, s_out),
+                witness={"sizes": sizes, "element": element, "input_index": index, "read_by": reader},
                 hint="compare the index expressions of the loads feeding this store"))
     for t_buf, s_buf in correspondence.items():
         # A one-lane tile ("scalar") says nothing about coalescing: compare the others.
@@ -305,10 +309,18 @@ def _dependence(rel: Relations, out: str, inp: str) -> isl.Map | None:
 
 
 def _align_domain(r: isl.Map, w: isl.Map) -> isl.Map | None:
-    names_r = [r.get_dim_name(isl.dim_type.in_, i) for i in range(r.dim(isl.dim_type.in_))]
+    """`r` over `w`'s work items: variables only the read has (a loop trip, a reduced lane) are
+    projected out (the item reads for all of them); variables only the write has are added free."""
     names_w = [w.get_dim_name(isl.dim_type.in_, i) for i in range(w.dim(isl.dim_type.in_))]
-    if names_r != names_w:
-        return None
+    for i in reversed(range(r.dim(isl.dim_type.in_))):
+        if r.get_dim_name(isl.dim_type.in_, i) not in names_w:
+            r = r.project_out(isl.dim_type.in_, i, 1)
+    names_r = [r.get_dim_name(isl.dim_type.in_, i) for i in range(r.dim(isl.dim_type.in_))]
+    if [n for n in names_w if n in names_r] != names_r:
+        return None  # both are in tag order; anything else is a bug worth not hiding behind a guess
+    for pos, name in enumerate(names_w):
+        if pos >= r.dim(isl.dim_type.in_) or r.get_dim_name(isl.dim_type.in_, pos) != name:
+            r = r.insert_dims(isl.dim_type.in_, pos, 1).set_dim_name(isl.dim_type.in_, pos, name)
     return r.set_tuple_name(isl.dim_type.in_, w.get_tuple_name(isl.dim_type.in_))
 
 

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
+from lowercheck import symbolic
 from lowercheck.dialects._expr import expr_array
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
@@ -90,10 +91,14 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
 def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     host = HostReader(fn, shown).read()
     kernels: dict[str, Operation] = {}
+    dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
     for launch in host.launches:
         if launch.symbol not in kernels:
-            kernels[launch.symbol] = KernelLowering(shown).lower_kernel(launch.kernel, launch.symbol)
-    entry_op = _entry(host, kernels, binding or Binding(), shown)
+            lowering = KernelLowering(shown)
+            kernels[launch.symbol] = lowering.lower_kernel(launch.kernel, launch.symbol)
+            if lowering.shared_bytes is not None:
+                dynamic_shared.add(launch.symbol)
+    entry_op = _entry(host, kernels, binding or Binding(), shown, dynamic_shared)
     module = ModuleOp([entry_op, *kernels.values()])
     try:
         module.verify()
@@ -130,7 +135,8 @@ def _loc(where: SourceLocation) -> FileLineColLoc:
     return FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.column))
 
 
-def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, shown: str) -> EntryOp:
+def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, shown: str,
+           dynamic_shared: set[str] = frozenset()) -> EntryOp:
     reads: dict[str, bool] = {}
     writes: dict[str, bool] = {}
     for launch in host.launches:
@@ -157,10 +163,16 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
         op.location = _loc(parse.location(host.cursor, shown))
         ops.append(op)
     for launch in host.launches:
-        op = LaunchOp.create(properties={
-            "callee": SymbolRefAttr(launch.symbol),
-            "grid": expr_array(launch.grid), "block": expr_array(launch.block),
-            "args": ArrayAttr([StringAttr(a) for a in launch.args])})
+        args = list(launch.args)
+        shared = launch.shared_bytes if launch.shared_bytes is not None else 0
+        if launch.symbol in dynamic_shared:  # the kernel's trailing `dynamic_shared_bytes` argument
+            args.append(symbolic.format(shared))
+        properties = {"callee": SymbolRefAttr(launch.symbol),
+                      "grid": expr_array(launch.grid), "block": expr_array(launch.block),
+                      "args": ArrayAttr([StringAttr(a) for a in args])}
+        if launch.shared_bytes is not None:
+            properties["shared_bytes"] = StringAttr(symbolic.format(launch.shared_bytes))
+        op = LaunchOp.create(properties=properties)
         op.location = _loc(parse.location(launch.cursor, shown))
         ops.append(op)
     entry = EntryOp.create(properties={"sym_name": StringAttr(host.cursor.spelling),

@@ -54,6 +54,7 @@ class Launch:
     grid: Dim3
     block: Dim3
     args: list[str]  # a buffer's name, or an expression over the parameters
+    shared_bytes: sympy.Expr | None = None  # the dynamic shared memory (3rd <<<>>> argument)
 
     @property
     def symbol(self) -> str:
@@ -288,7 +289,10 @@ class HostReader:
         config_args = list(config.get_arguments())
         grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
         args = [self._launch_arg(a) for a in call.get_arguments()]
-        self.result.launches.append(Launch(call, kernel, grid, block, args))
+        shared = None
+        if len(config_args) > 2 and not self._default(config_args[2]):
+            shared = self.expr(config_args[2])
+        self.result.launches.append(Launch(call, kernel, grid, block, args, shared))
 
     # ------------------------------------------------------------ expressions
     def dim3(self, e: ci.Cursor) -> Dim3:

@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from lowercheck.dialects import simt
 from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
@@ -436,16 +437,14 @@ class KernelLowering:
                 raise self.unsupported(f"the array type `{var.type.spelling}`", var)
             canon = canon.element_type.get_canonical()
         space = IntegerAttr(3, IntegerType(64)) if shared else NoneAttr()
-        mtype = MemRefType(t.elem.ir, shape, NoneAttr(), space)
         dynamic: list[SSAValue] = []
         if DYNAMIC_INDEX in shape:
             dynamic.append(self._dynamic_elements(t.elem, var))
         op = memref.AllocaOp.get(t.elem.ir, shape=shape, dynamic_sizes=dynamic, memory_space=space)
-        op.result.type = mtype
         op.location = self._loc(var)
-        op.result.name_hint = var.spelling or None
+        op.memref.name_hint = var.spelling or None
         self.prelude.append(op)
-        return Ptr(op.result, None, t)
+        return Ptr(op.memref, None, t)
 
     def _dynamic_elements(self, elem: CType, var: ci.Cursor) -> SSAValue:
         """%n = dynamic shared bytes / sizeof(T), as an index (ops placed in the prelude)."""
@@ -1123,7 +1122,9 @@ _CONVERSIONS: dict[tuple[str, str], Callable[..., SSAValue]] = {
     ("float", "float"): _float_conv, ("float", "bfloat"): _float_conv, ("bfloat", "float"): _float_conv,
 }
 # Calls that are conversions to their result type.
-_CONVERSION_CALLS = ("__float2half", "__half2float", "__float2bfloat16", "__bfloat162float")
+_CONVERSION_CALLS = ("__float2half", "__float2half_rn", "__half2float", "__float2bfloat16",
+                     "__float2bfloat16_rn", "__bfloat162float", "__int2float_rn", "__int2half_rn",
+                     "__double2float_rn")
 
 _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = {
     K.COMPOUND_STMT: KernelLowering._compound,
@@ -1209,3 +1210,167 @@ def memref_uses(fn: func.FuncOp) -> list[tuple[bool, bool]]:
             writes |= isinstance(use.operation, memref.StoreOp) and use.index == 1
         found.append((reads, writes))
     return found
+
+
+# ---------------------------------------------------------------- intrinsics (calls lowered by name)
+FULL_MASK = 0xFFFFFFFF
+
+
+def _is_default_arg(c: ci.Cursor) -> bool:
+    """A defaulted argument (clang's CXXDefaultArgExpr has no children or tokens)."""
+    while c.kind == K.UNEXPOSED_EXPR and len(children(c)) == 1:
+        c = children(c)[0]
+    return c.kind == K.UNEXPOSED_EXPR and not children(c) and not list(c.get_tokens())
+
+
+def _arg(lo: KernelLowering, a: ci.Cursor | None, t: CType, default: int | None = None,
+         at: ci.Cursor | None = None) -> SSAValue:
+    """Argument `a` converted to `t`; `default` where it is missing or defaulted."""
+    if a is None or _is_default_arg(a):
+        assert default is not None and at is not None
+        return lo.constant(default, t, at)
+    v, vt = lo.expr(a)
+    return lo.scalar(lo.convert(v, vt, t, a), a)
+
+
+def _address(lo: KernelLowering, a: ci.Cursor, e: ci.Cursor) -> Ptr:
+    v, _ = lo.expr(a)
+    if not isinstance(v, Ptr):
+        raise lo.unsupported(f"the address `{_text(a)}`", e)
+    return v
+
+
+def _barrier(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    lo.emit(gpu.BarrierOp(), e)
+    return Undef(ct.VOID), ct.VOID
+
+
+def _syncwarp(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    mask = _arg(lo, args[0] if args else None, ct.UINT, FULL_MASK, e)
+    lo.emit(simt.SyncWarpOp.create(operands=[mask]), e)
+    return Undef(ct.VOID), ct.VOID
+
+
+def _ldg(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`__ldg(p)`: a load through the read-only cache, a plain load here."""
+    p = _address(lo, args[0], e)
+    assert p.ctype.elem is not None
+    return lo.load(p, e), p.ctype.elem
+
+
+def _shuffle(mode: str):
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        rt = lo.ctype(e.type, e)
+        mask = _arg(lo, args[0], ct.UINT)
+        v = _arg(lo, args[1], rt)
+        offset = _arg(lo, args[2], ct.INT)
+        width = _arg(lo, args[3] if len(args) > 3 else None, ct.INT, 32, e)
+        return lo.emit1(simt.ShuffleOp.create(operands=[v, offset, mask, width], result_types=[rt.ir],
+                                              properties={"mode": StringAttr(mode)}), e), rt
+
+    return lower
+
+
+def _vote(mode: str):
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        mask = _arg(lo, args[0], ct.UINT)
+        pred = lo.to_bool(*lo.expr(args[1]), args[1])
+        result = ct.UINT if mode == "ballot" else ct.BOOL
+        v = lo.emit1(simt.VoteOp.create(operands=[pred, mask], result_types=[result.ir],
+                                        properties={"mode": StringAttr(mode)}), e)
+        rt = lo.ctype(e.type, e)
+        return lo.convert(v, result, rt, e), rt
+
+    return lower
+
+
+# MLIR's AtomicRMWKind numbers for (float, signed int, unsigned int) elements; None: no such atomic.
+_RMW_KINDS: dict[str, tuple[int | None, int, int]] = {
+    "atomicAdd": (0, 1, 1), "atomicExch": (2, 2, 2), "atomicMax": (3, 4, 5), "atomicMin": (6, 7, 8),
+    "atomicOr": (None, 11, 11), "atomicAnd": (None, 12, 12),
+}
+
+
+def _atomic(name: str):
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        p = _address(lo, args[0], e)
+        t = p.ctype.elem
+        assert t is not None
+        kinds = _RMW_KINDS[name]
+        kind = kinds[0] if t.is_float else kinds[1] if t.signed else kinds[2]
+        if kind is None:
+            raise lo.unsupported(f"`{name}` on {t.dtype}", e)
+        v = _arg(lo, args[1], t)
+        op = memref.AtomicRMWOp.build(operands=[v, p.base, lo.indices(p, e)], result_types=[t.ir],
+                                       properties={"kind": IntegerAttr(kind, IntegerType(64))})
+        return lo.emit1(op, e), t
+
+    return lower
+
+
+def _atomic_cas(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    p = _address(lo, args[0], e)
+    t = p.ctype.elem
+    assert t is not None
+    if p.rank != 1:
+        raise lo.unsupported("`atomicCAS` on a multi-dimensional array", e)
+    compare, value = _arg(lo, args[1], t), _arg(lo, args[2], t)
+    [index] = lo.indices(p, e)
+    op = simt.AtomicCasOp.create(operands=[p.base, index, compare, value], result_types=[t.ir])
+    return lo.emit1(op, e), t
+
+
+def _half_binary(op_of: B):
+    """`__hadd(a, b)` etc.: the operation in the arguments' own type (f16/bf16)."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        rt = lo.ctype(e.type, e)
+        a, b = _arg(lo, args[0], rt), _arg(lo, args[1], rt)
+        return lo.arith(op_of, a, rt, b, rt, rt, e)
+
+    return lower
+
+
+def _half_fma(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    rt = lo.ctype(e.type, e)
+    a, b, c = (_arg(lo, x, rt) for x in args)
+    return lo.emit1(mathd.FmaOp(a, b, c), e), rt
+
+
+def _half_minmax(cls: type[Operation]):
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        rt = lo.ctype(e.type, e)
+        return lo.emit1(cls(_arg(lo, args[0], rt), _arg(lo, args[1], rt)), e), rt
+
+    return lower
+
+
+def _half_neg(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    rt = lo.ctype(e.type, e)
+    return lo.emit1(arith.NegfOp(_arg(lo, args[0], rt)), e), rt
+
+
+def _half_compare(op_of: B):
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        t = lo.ctype(_strip(args[0]).type, args[0])
+        a, b = _arg(lo, args[0], t), _arg(lo, args[1], t)
+        rt = lo.ctype(e.type, e)
+        return lo.convert(lo._compare(op_of, a, t, b, t, e), ct.BOOL, rt, e), rt
+
+    return lower
+
+
+_SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]], tuple[Value, CType]]] = {
+    "__syncthreads": _barrier,
+    "__syncwarp": _syncwarp,
+    "__ldg": _ldg,
+    **{f"__shfl{suffix}_sync": _shuffle(mode)
+       for suffix, mode in (("", "idx"), ("_up", "up"), ("_down", "down"), ("_xor", "xor"))},
+    **{f"__{mode}_sync": _vote(mode) for mode in ("ballot", "any", "all")},
+    **{name: _atomic(name) for name in _RMW_KINDS},
+    "atomicCAS": _atomic_cas,
+    "__hadd": _half_binary(B.Add), "__hsub": _half_binary(B.Sub), "__hmul": _half_binary(B.Mul),
+    "__hdiv": _half_binary(B.Div), "__hfma": _half_fma, "__hneg": _half_neg,
+    "__hmax": _half_minmax(arith.MaximumfOp), "__hmin": _half_minmax(arith.MinimumfOp),
+    "__heq": _half_compare(B.EQ), "__hne": _half_compare(B.NE), "__hlt": _half_compare(B.LT),
+    "__hle": _half_compare(B.LE), "__hgt": _half_compare(B.GT), "__hge": _half_compare(B.GE),
+}

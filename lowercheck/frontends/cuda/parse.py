@@ -25,7 +25,9 @@ _EMPTY_HEADERS = (
     "device_functions.h", "math_functions.h", "cuda_device_runtime_api.h", "math.h", "cmath",
     "stdio.h", "cstdio", "stdlib.h", "cstdlib", "stdint.h", "cstdint", "stddef.h", "cstddef",
     "assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "string.h", "cstring",
-    "cuda_fp16.h", "cuda_bf16.h", "vector_types.h",
+    "cuda_fp16.h", "cuda_bf16.h", "vector_types.h", "cooperative_groups.h", "cuda_fp16.hpp",
+    "cooperative_groups/reduce.h", "torch/extension.h", "ATen/ATen.h", "c10/cuda/CUDAStream.h",
+    "ATen/cuda/CUDAContext.h", "vector", "algorithm", "cmath.h",
 )
 
 

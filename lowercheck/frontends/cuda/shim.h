@@ -86,20 +86,39 @@ void exit(int status);
 }
 template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes) { return cudaMalloc((void **)ptr, bytes); }
 
-/* Half precision (<cuda_fp16.h>, <cuda_bf16.h>) as clang's arithmetic types; vector types parse so
- * that lowering can name them as unsupported. */
+/* Half precision (<cuda_fp16.h>, <cuda_bf16.h>) as clang's arithmetic types, with the conversion
+ * and arithmetic intrinsics lowering names (lower.py). */
 typedef _Float16 __half;
+typedef _Float16 half;
 typedef __bf16 __nv_bfloat16;
+typedef __bf16 nv_bfloat16;
 __HD__ __half __float2half(float);
+__HD__ __half __float2half_rn(float);
+__HD__ __half __int2half_rn(int);
 __HD__ float __half2float(__half);
 __HD__ __nv_bfloat16 __float2bfloat16(float);
+__HD__ __nv_bfloat16 __float2bfloat16_rn(float);
 __HD__ float __bfloat162float(__nv_bfloat16);
+__HD__ float __int2float_rn(int);
+__HD__ float __double2float_rn(double);
+#define __LC_HALF_OPS(T) \
+  __device__ T __hadd(T, T); __device__ T __hsub(T, T); __device__ T __hmul(T, T); \
+  __device__ T __hdiv(T, T); __device__ T __hfma(T, T, T); __device__ T __hneg(T); \
+  __device__ T __hmax(T, T); __device__ T __hmin(T, T); \
+  __device__ bool __heq(T, T); __device__ bool __hne(T, T); __device__ bool __hlt(T, T); \
+  __device__ bool __hle(T, T); __device__ bool __hgt(T, T); __device__ bool __hge(T, T);
+__LC_HALF_OPS(__half) __LC_HALF_OPS(__nv_bfloat16)
+
+/* Vector types: loads and stores of them are scalarised (lower.py). */
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
+struct double2 { double x, y; };
 __HD__ float2 make_float2(float, float);
 __HD__ float4 make_float4(float, float, float, float);
+__HD__ int2 make_int2(int, int);
+__HD__ int4 make_int4(int, int, int, int);
 
 /* Math: the C function and CUDA's float overload of each name. */
 #define __LC_MATH1(name) \
@@ -141,14 +160,54 @@ __HD__ unsigned long long max(unsigned long long, unsigned long long);
 __HD__ float max(float, float);
 __HD__ double max(double, double);
 
-/* Atomics parse, so that lowering can name them as unsupported. */
-__device__ int atomicAdd(int *address, int value);
-__device__ unsigned int atomicAdd(unsigned int *address, unsigned int value);
-__device__ float atomicAdd(float *address, float value);
-__device__ double atomicAdd(double *address, double value);
-__device__ int atomicMax(int *address, int value);
-__device__ int atomicMin(int *address, int value);
-__device__ int atomicExch(int *address, int value);
+/* Warp-level primitives, atomics and read-only loads (lowered by name in lower.py). */
+__device__ void __syncwarp(unsigned mask = 0xffffffff);
+template <class T> __device__ T __ldg(const T *address);
+#define __LC_SHUFFLES(T) \
+  __device__ T __shfl_sync(unsigned mask, T value, int lane, int width = 32); \
+  __device__ T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32); \
+  __device__ T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32); \
+  __device__ T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32);
+__LC_SHUFFLES(int) __LC_SHUFFLES(unsigned int) __LC_SHUFFLES(long long) __LC_SHUFFLES(unsigned long long)
+__LC_SHUFFLES(float) __LC_SHUFFLES(double) __LC_SHUFFLES(__half) __LC_SHUFFLES(__nv_bfloat16)
+__device__ unsigned __ballot_sync(unsigned mask, int predicate);
+__device__ int __any_sync(unsigned mask, int predicate);
+__device__ int __all_sync(unsigned mask, int predicate);
+#define __LC_ATOMIC(name, T) __device__ T name(T *address, T value);
+#define __LC_ATOMIC_INTS(name) \
+  __LC_ATOMIC(name, int) __LC_ATOMIC(name, unsigned int) __LC_ATOMIC(name, unsigned long long) \
+  __LC_ATOMIC(name, long long)
+__LC_ATOMIC_INTS(atomicAdd) __LC_ATOMIC(atomicAdd, float) __LC_ATOMIC(atomicAdd, double)
+__LC_ATOMIC_INTS(atomicMax) __LC_ATOMIC(atomicMax, float) __LC_ATOMIC_INTS(atomicMin) __LC_ATOMIC(atomicMin, float)
+__LC_ATOMIC_INTS(atomicExch) __LC_ATOMIC(atomicExch, float)
+__LC_ATOMIC_INTS(atomicAnd) __LC_ATOMIC_INTS(atomicOr)
 __device__ int atomicCAS(int *address, int compare, int value);
-__device__ float __shfl_down_sync(unsigned mask, float value, unsigned delta, int width = 32);
-__device__ float __shfl_xor_sync(unsigned mask, float value, int lane_mask, int width = 32);
+__device__ unsigned int atomicCAS(unsigned int *address, unsigned int compare, unsigned int value);
+__device__ unsigned long long atomicCAS(unsigned long long *address, unsigned long long compare,
+                                        unsigned long long value);
+
+/* cooperative_groups (<cooperative_groups.h>): a thread block and its tiles (lower.py). */
+namespace cooperative_groups {
+struct thread_block {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+};
+__device__ thread_block this_thread_block();
+__device__ void sync(const thread_block &group);
+template <unsigned N> struct thread_block_tile {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned meta_group_rank() const;
+  __device__ unsigned meta_group_size() const;
+  template <class T> __device__ T shfl(T value, int lane) const;
+  template <class T> __device__ T shfl_up(T value, unsigned delta) const;
+  template <class T> __device__ T shfl_down(T value, unsigned delta) const;
+  template <class T> __device__ T shfl_xor(T value, unsigned lane_mask) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+  __device__ unsigned ballot(int predicate) const;
+};
+template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent &parent);
+}  // namespace cooperative_groups
