@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from lowercheck import __version__, ir, symbolic
-from lowercheck.compare import dynamic, infer, static
+from lowercheck.compare import dynamic, infer, resources, static
 from lowercheck.compare.tolerance import for_dtype
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
@@ -64,6 +64,7 @@ class SideInfo:
     roles: dict[str, str] = field(default_factory=dict)  # as the comparison sees them
     # Set when the side can only be lowered for concrete sizes: lowers it for one size binding.
     lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
+    resources: dict[str, dict[str, int]] = field(default_factory=dict)  # per kernel, from ptxas
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
 
     @property
@@ -94,6 +95,7 @@ class SideInfo:
         return {
             "path": self.path, "entry": self.entry, "language": self.language,
             "geometry": static.geometry_text(self.module),
+            "resources": self.resources,
             "params": [{"name": p.pname, "kind": p.kind.data, "role": self.roles.get(p.pname, p.role.data),
                         "dtype": str(p.element_type), "shape": [s.data for s in p.shape.data]}
                        for p in self.params()],
@@ -135,6 +137,10 @@ def diff(options: DiffOptions) -> Report:
     (src_path, src_entry), (tgt_path, tgt_entry) = split_entry(options.source), split_entry(options.target)
     start_workers([src_path, tgt_path])
     languages = {"source": language_of(src_path), "target": language_of(tgt_path)}
+    # ptxas runs beside everything else (it needs no GPU); its numbers are used at the end.
+    pool = concurrent.futures.ThreadPoolExecutor(2)
+    usage = {side: pool.submit(resources.ptxas_usage, path) for side, path in
+             (("source", src_path), ("target", tgt_path)) if languages[side] == "cuda" and path.endswith(".cu")}
     paths = {"source": src_path, "target": tgt_path}
     entries = {"source": src_entry, "target": tgt_entry}
     notes: list[str] = []
@@ -181,6 +187,13 @@ def diff(options: DiffOptions) -> Report:
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
     if options.static:
         _static(report, sides, correspondence, size_names, sweep)
+    for name, future in usage.items():
+        found, skipped = future.result()
+        if skipped:
+            report.notes.append(f"{sides[name].path}: {skipped}")
+        sides[name].resources = {k: u.to_json() for k, u in found.items()}
+        report.findings += resources.check(name, sides[name].module, sweep, found)
+    pool.shutdown()
     if options.run:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)

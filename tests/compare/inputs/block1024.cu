@@ -1,0 +1,7 @@
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];
+}
+void launch(const float* x, float* y, int n) {
+    k<<<(n + 1023) / 1024, 1024>>>(x, y, n);
+}
