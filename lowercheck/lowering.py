@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lowercheck import ir
 from lowercheck.errors import UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
-from lowercheck.frontends.base import Binding, EntryCandidate, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg
 from lowercheck.passes.extract_accesses import ExtractAccessesPass
 from lowercheck.spec import Spec
 
@@ -61,6 +61,43 @@ def extract_accesses(module: ModuleOp) -> ModuleOp:
     return clone
 
 
+_TENSOR_ATTRIBUTES = {"shape", "numel", "stride", "dtype", "device", "size", "dim", "is_contiguous",
+                      "contiguous", "view", "reshape", "data_ptr", "element_size", "ndim"}
+
+
+def _parameter_kinds(path: str, entry: str) -> dict[str, str]:
+    """What the wrapper's source says each parameter is: its annotation (`torch.Tensor`, `float`,
+    `int`), else how it is used (`x.shape`, `torch.empty_like(x)`: a tensor)."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path).read())
+    except (OSError, SyntaxError):
+        return {}
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    if func is None:
+        return {}
+    kinds: dict[str, str] = {}
+    for arg in func.args.args:
+        text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+        if "Tensor" in text:
+            kinds[arg.arg] = "tensor"
+        elif text == "float":
+            kinds[arg.arg] = "scalar"
+        elif text == "int":
+            kinds[arg.arg] = "size"
+    params = {a.arg for a in func.args.args}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in params \
+                and node.attr in _TENSOR_ATTRIBUTES:
+            kinds.setdefault(node.value.id, "tensor")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_like"):
+            for a in node.args:
+                if isinstance(a, ast.Name) and a.id in params:
+                    kinds.setdefault(a.id, "tensor")
+    return kinds
+
+
 def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     """`lowercheck lower`: one file on its own. Untyped (Python) parameters without a spec are
     assumed to be float32 vectors of a size `n`; the assumption is printed on stderr."""
@@ -72,17 +109,21 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     binding = spec_binding(spec)
     if language != "cuda":
         cand = next(c for c in candidates if c.name == entry)
+        kinds = _parameter_kinds(path, entry)
         assumed = []
         for p in cand.params:
             if p.name in binding.args:
                 continue
-            if SIZE_NAME.match(p.name):
+            kind = kinds.get(p.name) or ("size" if SIZE_NAME.match(p.name) else "tensor")
+            if kind == "size":
                 binding.args[p.name] = SizeArg(p.name)
+            elif kind == "scalar":
+                binding.args[p.name] = ScalarArg("float32", 1.5)
+                assumed.append(f"{p.name}: float32 scalar")
             else:
                 binding.args[p.name] = TensorArg(("n",), p.dtype or "float32")
-                assumed.append(p.name)
+                assumed.append(f"{p.name}: float32[n]")
         if assumed:
-            print(f"note: assumed {', '.join(assumed)}: float32[n] (give shapes and dtypes in --spec)",
-                  file=sys.stderr)
+            print(f"note: assumed {', '.join(assumed)} (give shapes and dtypes in --spec)", file=sys.stderr)
     module = frontend.lower(path, entry, binding)
     return extract_accesses(module) if emit == "access" else module
