@@ -22,8 +22,19 @@ def folder() -> Path:
 
 
 @cache
+def _tool_digest() -> str:
+    """lowercheck's own sources: a changed front end must not reuse results of the old one."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder in (root, root.parent / "dialects", root.parent / "passes"):
+        for source in sorted(folder.rglob("*.py")) + sorted(folder.rglob("*.h")):
+            digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
 def _versions() -> str:
-    found = []
+    found = [_tool_digest()]
     for package in ("triton", "torch", "xdsl"):
         try:
             found.append(f"{package}={metadata.version(package)}")
