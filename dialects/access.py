@@ -83,6 +83,25 @@ class AccessOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BufferOp(IRDLOperation):
+    """A buffer the kernel allocates: `shared` (one per block, `__shared__`) or `local` (one per
+    thread). Its accesses name it; an element is identified together with the block (or thread)."""
+
+    name = "access.buffer"
+    buffer_name = prop_def(StringAttr, prop_name="name")
+    space = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    shape = prop_def(ArrayAttr[StringAttr])
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        if self.space.data not in ("shared", "local"):
+            raise VerifyException("access.buffer: space must be shared or local")
+        verify_exprs(self.name, "shape", self.shape.data)
+
+
+@irdl_op_definition
 class UnmodelledOp(IRDLOperation):
     """An access lowercheck could not express; `reason` says why (the verdict becomes inconclusive)."""
 
@@ -93,4 +112,4 @@ class UnmodelledOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
 
-Access = Dialect("access", [KernelOp, AccessOp, UnmodelledOp], [])
+Access = Dialect("access", [KernelOp, AccessOp, BufferOp, UnmodelledOp], [])

@@ -16,6 +16,7 @@ quasi-affine ones in isl's syntax; a product of two unknowns raises `NonAffine`.
 from __future__ import annotations
 
 import enum
+import keyword
 import re
 from collections.abc import Iterable, Mapping
 
@@ -74,7 +75,12 @@ def parse(text: str) -> sympy.Basic:
     """Read an expression or relation printed by `format`. Raises ValueError on anything else."""
     local: dict[str, object] = dict(_FUNCTIONS)
     for name in _IDENT.findall(text):
-        if name not in local:
+        if keyword.iskeyword(name) and name not in ("and", "or", "not"):
+            # A C parameter may be called `in` or `lambda`: give Python another spelling.
+            spelled = f"_kw_{name}_"
+            text = re.sub(rf"\b{name}\b", spelled, text)
+            local[spelled] = var(name)
+        elif name not in local:
             local[name] = var(name)
     try:
         return sympy.sympify(sympy.sympify(text, locals=local, rational=True))

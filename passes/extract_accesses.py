@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from lowercheck import symbolic
-from lowercheck.dialects.access import AccessOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp, LaunchOp
 
 # ---------------------------------------------------------------------------------------------
@@ -75,6 +75,7 @@ class Pointer:
     buffer: str
     offset: Tile
     element_type: Attribute | None = None
+    space: str = "global"  # global | shared (one per block) | local (one per thread)
 
 
 Value = Opaque | Tile | Pointer
@@ -95,11 +96,14 @@ class State:
     guard: tuple[sympy.Basic, ...] = ()
     seq_domain: tuple[sympy.Basic, ...] = ()
     lane_ranges: dict[sympy.Symbol, tuple[sympy.Basic, sympy.Basic]] = field(default_factory=dict)
+    positioned: dict[tuple[sympy.Symbol, int], sympy.Symbol] = field(default_factory=dict)
+    origin: dict[sympy.Symbol, sympy.Symbol] = field(default_factory=dict)  # positioned lane -> make_range lane
     out: list[Operation] = field(default_factory=list)
     lane_counter: itertools.count = field(default_factory=lambda: itertools.count(3))
     seq_counter: itertools.count = field(default_factory=itertools.count)
     read_counter: itertools.count = field(default_factory=itertools.count)
     write_counter: itertools.count = field(default_factory=itertools.count)
+    alloc_counter: itertools.count = field(default_factory=itertools.count)
     is_triton: bool = False
 
     def fresh_lane(self, start: sympy.Basic, end: sympy.Basic) -> sympy.Symbol:
@@ -390,11 +394,34 @@ def _reshape_dims(v: Value, new: Callable[[tuple], tuple]) -> Value:
     return v
 
 
+def _positioned(st: State, value: Value) -> Value:
+    """Give every lane of a tile the variable of its (origin, dimension): `offs[:, None]` and
+    `offs[None, :]` of one `arange` become two lanes, the same two wherever they occur."""
+    tile_of = value.offset if isinstance(value, Pointer) else value
+    if not isinstance(tile_of, Tile) or len(tile_of.dims) < 2:
+        return value
+    subst, dims = {}, []
+    for pos, lane in enumerate(tile_of.dims):
+        if lane is None:
+            dims.append(None)
+            continue
+        origin = st.origin.get(lane, lane)
+        key = (origin, pos)
+        if key not in st.positioned:
+            fresh = st.fresh_lane(*st.lane_ranges[lane])
+            st.origin[fresh] = origin
+            st.positioned[key] = fresh
+        subst[lane] = st.positioned[key]
+        dims.append(st.positioned[key])
+    moved = Tile(tile_of.expr.xreplace(subst), tuple(dims), tile_of.sources)
+    return replace(value, offset=moved) if isinstance(value, Pointer) else moved
+
+
 @rule("tt.expand_dims")
 def _expand_dims(op: Operation, st: State) -> None:
     axis = int_prop(op, "axis")
-    st.values[op.results[0]] = _reshape_dims(st.get(op.operands[0]),
-                                             lambda d: d[:axis] + (None,) + d[axis:])
+    st.values[op.results[0]] = _positioned(st, _reshape_dims(st.get(op.operands[0]),
+                                                             lambda d: d[:axis] + (None,) + d[axis:]))
 
 
 @rule("tt.broadcast")
@@ -408,8 +435,8 @@ def _broadcast(op: Operation, st: State) -> None:
 def _trans(op: Operation, st: State) -> None:
     order = prop(op, "order")
     perm = [int(x) for x in order.get_values()] if order is not None else None
-    st.values[op.results[0]] = _reshape_dims(
-        st.get(op.operands[0]), lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d)))
+    st.values[op.results[0]] = _positioned(st, _reshape_dims(
+        st.get(op.operands[0]), lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
 
 
 @rule("tt.addptr")
@@ -461,7 +488,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
                    else "LANE0" if not st.is_triton else "")
         sources = sorted(sources_of(stored)) if stored is not None else []
         st.out.append(AccessOp.build(properties={
-            "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr("global"),
+            "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(ptr.space),
             "element_type": element_type or ptr.element_type,
             "indices": _strings([exprs[0]]),
             "domain": _strings([d for d in domain if d is not sympy.true]),
@@ -526,12 +553,24 @@ def _memref_store(op: Operation, st: State) -> None:
     _memref_access(op, st, "write", memref, indices, st.get(value))
 
 
+def _flat_index(st: State, memref: SSAValue, indices: Sequence[SSAValue]) -> Tile:
+    """The row-major element index of `memref[i, j, ...]` (a static shape beyond the first dim)."""
+    tiles = [tile(st, i) for i in indices]
+    if len(tiles) == 1:
+        return tiles[0]
+    shape = list(memref.type.get_shape())
+    if any(d < 0 for d in shape[1:]):
+        raise NotModelled("a multi-dimensional memref with a dynamic inner extent")
+    flat = sympy.Integer(0)
+    for t, extent in zip(tiles, shape, strict=True):
+        flat = flat * extent + t.expr
+    return Tile(flat, (), sources_of(*tiles))
+
+
 def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
     index: Tile | None
     try:
-        index = tile(st, indices[0]) if len(indices) == 1 else None
-        if index is None:
-            raise NotModelled("a multi-dimensional memref")
+        index = _flat_index(st, memref, indices)
     except NotModelled as why:
         index = None
         ptr = st.get(memref)
@@ -547,13 +586,55 @@ def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
     return _access(op, st, kind, memref, None, memref.type.element_type, stored, index=index)
 
 
+@rule("memref.alloca", "memref.alloc")
+def _alloca(op: Operation, st: State) -> None:
+    """`__shared__` arrays (address space 3: one per block) and local arrays (one per thread)."""
+    memref_type = op.results[0].type
+    space = "shared" if str(memref_type.memory_space) in ("3", "3 : i64", "#gpu.address_space<workgroup>") \
+        else "local"
+    name = f"{space}{next(st.alloc_counter)}"
+    shape = list(memref_type.get_shape())
+    if any(d < 0 for d in shape):
+        sizes = [st.get(o) for o in op.operands]
+        if not all(isinstance(v, Tile) for v in sizes):
+            st.values[op.results[0]] = Opaque("an allocation of unknown size")
+            return
+        extent = sympy.Integer(1)
+        dynamic = iter(sizes)
+        for d in shape:
+            extent *= next(dynamic).expr if d < 0 else d
+    else:
+        extent = sympy.Mul(*shape) if shape else sympy.Integer(1)
+    st.values[op.results[0]] = Pointer(name, Tile(sympy.Integer(0)), memref_type.element_type, space)
+    decl = BufferOp.build(properties={"name": StringAttr(name), "space": StringAttr(space),
+                                      "element_type": memref_type.element_type,
+                                      "shape": ArrayAttr([StringAttr(symbolic.format(extent))])})
+    decl.location = op.location
+    st.out.append(decl)
+
+
+@rule("memref.atomic_rmw")
+def _atomic_rmw(op: Operation, st: State) -> None:
+    value, memref, *indices = op.operands
+    access_id = _memref_access(op, st, "atomic", memref, indices, st.get(value))
+    st.values[op.results[0]] = Opaque("an atomic's old value", frozenset({access_id} if access_id else ()))
+
+
+@rule("simt.atomic_cas")
+def _atomic_cas(op: Operation, st: State) -> None:
+    memref, index, compare, value = op.operands
+    access_id = _memref_access(op, st, "atomic", memref, [index], st.get(value))
+    srcs = sources_of(st.get(compare)) | frozenset({access_id} if access_id else ())
+    st.values[op.results[0]] = Opaque("an atomic's old value", srcs)
+
+
 # Float and other value ops: the result is opaque, but remembers which reads it came from.
 _VALUE_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf", "arith.negf",
               "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.cmpf",
               "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf",
               "arith.truncf", "arith.bitcast", "tt.fp_to_fp", "tt.clampf", "tt.precise_sqrt",
               "tt.precise_divf", "tt.extern_elementwise", "tt.dot", "tt.reduce", "tt.reshape",
-              "tt.mulhiui", "math.fma")
+              "tt.mulhiui", "math.fma", "simt.shuffle", "simt.vote")
 
 
 @rule(*_VALUE_OPS)
@@ -668,7 +749,7 @@ def _scf_while(op: Operation, st: State) -> None:
 
 
 @rule("scf.yield", "tt.return", "func.return", "tt.reduce.return", "scf.condition", "tt.assert",
-      "tt.print", "gpu.barrier")
+      "tt.print", "gpu.barrier", "simt.syncwarp")
 def _terminator(op: Operation, st: State) -> None:
     pass
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 import sympy
@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import symbolic
 from lowercheck.dialects._expr import strings
-from lowercheck.dialects.access import AccessOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.errors import SourceLocation
 
@@ -47,7 +47,13 @@ class Access:
 
     @property
     def buffer(self) -> str:
-        return self.op.buffer.data
+        if self.op.space.data == "global":
+            return self.op.buffer.data
+        return allocated_name(self.kernel, self.op.buffer.data)
+
+    @property
+    def space(self) -> str:
+        return self.op.space.data
 
     @property
     def kind(self) -> str:
@@ -74,6 +80,8 @@ class Relations:
     unmodelled: list[Unmodelled]
     sizes: dict[str, int] | None
     params: list[str]
+    # Buffers the kernels allocate (shared, local), by their per-launch name: (space, shape).
+    allocated: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
     def of(self, buffer: str, *kinds: str) -> list[Access]:
         return [a for a in self.accesses if a.buffer == buffer and (not kinds or a.kind in kinds)]
@@ -122,19 +130,24 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
     params = sorted(size_names) if sizes is None else []
     accesses: list[Access] = []
     unmodelled: list[Unmodelled] = []
+    allocated: dict[str, tuple[str, list[str]]] = {}
     kernel_index = 0
     for kernel in module.ops:
         if not isinstance(kernel, KernelOp):
             continue
         grid = [_bind(g, sizes) for g in kernel.grid_exprs]
+        block = _block_of(entry, kernel_index, sizes)
         for op in kernel.body.ops:
+            if isinstance(op, BufferOp):
+                allocated[allocated_name(kernel_index, op.buffer_name.data)] = (op.space.data, strings(op.shape))
+                continue
             if isinstance(op, UnmodelledOp):
                 unmodelled.append(Unmodelled(op.buffer.data, op.reason.data, location_of(op)))
                 continue
             if not isinstance(op, AccessOp):
                 continue
             try:
-                relation, index = _relation(kernel_index, op, grid, sizes, params)
+                relation, index = _relation(kernel_index, op, grid, block, sizes, params)
             except symbolic.NonAffine:
                 if sizes is None:
                     raise
@@ -143,7 +156,24 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
             accesses.append(Access(kernel_index, kernel.callee.root_reference.data, op, relation,
                                    index, location_of(op)))
         kernel_index += 1
-    return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params)
+    return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params, allocated)
+
+
+def _block_of(entry: EntryOp, kernel: int, sizes) -> list[sympy.Basic]:
+    launches = entry.launches
+    exprs = launches[kernel].block_exprs if kernel < len(launches) else []
+    exprs = (list(exprs) + ["1", "1", "1"])[:3]
+    return [_bind(e, sizes) for e in exprs]
+
+
+def allocated_name(kernel: int, name: str) -> str:
+    """Shared and local buffers are per launch: `shared0` of launch 1 is `K1_shared0`."""
+    return f"K{kernel}_{name}"
+
+
+# The extra coordinates that identify an element of a per-block or per-thread buffer.
+OWNER_DIMS = {"global": [], "shared": ["GRID0", "GRID1", "GRID2"],
+              "local": ["GRID0", "GRID1", "GRID2", "LANE0", "LANE1", "LANE2"]}
 
 
 def _bind(text: str, sizes: Mapping[str, int] | None) -> sympy.Basic:
@@ -151,7 +181,8 @@ def _bind(text: str, sizes: Mapping[str, int] | None) -> sympy.Basic:
     return symbolic.substitute(expr, sizes) if sizes is not None else expr
 
 
-def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], sizes, params) -> tuple[isl.Map, sympy.Basic]:
+def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sympy.Basic], sizes,
+              params) -> tuple[isl.Map, sympy.Basic]:
     index = _bind(strings(op.indices)[0], sizes)
     constraints = [_bind(c, sizes) for c in strings(op.domain) + strings(op.guard)]
     variables = set(index.free_symbols).union(*(c.free_symbols for c in constraints))
@@ -160,14 +191,22 @@ def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], sizes, params)
     unknown = [s.name for s in variables if symbolic.tag_of(s) is symbolic.Tag.PARAM and s.name not in params]
     if unknown:
         raise symbolic.NonAffine(f"unknown parameters {unknown}")
+    space = op.space.data
+    owner = OWNER_DIMS[space]
     dims = ["GRID0", "GRID1", "GRID2"] + [t for t in tagged if not t.startswith("GRID")]
-    parts = [f"i0 = {symbolic.to_isl(index)}"]
+    dims += [d for d in owner if d not in dims]
+    dims = dims[:3] + sorted(dims[3:], key=_var_order)
+    buffer = op.buffer.data if space == "global" else allocated_name(kernel, op.buffer.data)
+    out = [f"o_{d}" for d in owner] + ["i0"]
+    parts = [f"i0 = {symbolic.to_isl(index)}"] + [f"o_{d} = {d}" for d in owner]
+    if space == "local":  # a thread's position inside its block ranges over the block
+        parts += [f"0 <= {d} < {symbolic.to_isl(b)}" for d, b in zip(("LANE0", "LANE1", "LANE2"), block, strict=True)]
     parts += [f"0 <= GRID{d} < {symbolic.to_isl(g)}" for d, g in enumerate(grid)]
     parts += [f"{d} >= 0" for d in dims]  # tagged variables are non-negative by definition
     parts += [symbolic.to_isl(c) for c in constraints if c is not sympy.true]
     parts.append(size_constraints(params))
     text = (f"{_isl_params(params)} -> {{ K{kernel}_{op.access_id.data}[{', '.join(dims)}] -> "
-            f"{op.buffer.data}[i0] : " + " and ".join(f"({p})" for p in parts) + " }")
+            f"{buffer}[{', '.join(out)}] : " + " and ".join(f"({p})" for p in parts) + " }")
     return isl.Map(text), index
 
 
@@ -179,8 +218,9 @@ def _var_order(name: str) -> tuple[int, int]:
     return 3, 0
 
 
-def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, params: list[str]) -> isl.Set:
-    """The buffer's elements as a flat range [0, prod(shape))."""
+def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, params: list[str],
+               space: str = "global") -> isl.Set:
+    """The buffer's elements as a flat range [0, prod(shape)) (per block or thread for allocated ones)."""
     total = sympy.Integer(1)
     for dim in shape:
         total *= _bind(dim, sizes)
@@ -189,7 +229,8 @@ def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, p
         bound = symbolic.to_isl(total)
     except symbolic.NonAffine:
         raise
-    return isl.Set(f"{_isl_params(params)} -> {{ {buffer}[i0] : 0 <= i0 < {bound} and "
+    owner = ", ".join([f"o_{d}" for d in OWNER_DIMS[space]] + ["i0"])
+    return isl.Set(f"{_isl_params(params)} -> {{ {buffer}[{owner}] : 0 <= i0 < {bound} and "
                    f"{size_constraints(params)} }}")
 
 

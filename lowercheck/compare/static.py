@@ -116,6 +116,13 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
                                 side=side.name, buffer=u.buffer, location=u.location,
                                 hint="the static verdict is inconclusive; the differential run still applies"))
     extents: dict[str, isl.Set] = {}
+    shapes = dict(side.extents)
+    for buffer, (space, shape) in rel.allocated.items():
+        shapes[buffer] = shape
+        try:
+            extents[buffer] = extent_set(buffer, shape, rel.sizes, rel.params, space)
+        except symbolic.NonAffine:
+            continue
     for buffer, shape in side.extents.items():
         try:
             extents[buffer] = extent_set(buffer, shape, rel.sizes, rel.params)
@@ -131,7 +138,7 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
         if w is None:
             continue
         sizes = _sizes_of(w, rel)
-        extent = _extent_value(side.extents[acc.buffer], sizes)
+        extent = _extent_value(shapes[acc.buffer], sizes)
         findings.append(Finding(
             "LC201",
             f"out-of-bounds {verb[acc.kind]} `{acc.buffer}` (index {w['index']}, extent {extent})",
@@ -246,7 +253,7 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             dep_s = _dependence(src, s_out, s_in)
             dep_t = _dependence(tgt, t_out, t_in)
-            if dep_s is None and dep_t is None:
+            if (dep_s is None and dep_t is None) or dep_s is UNKNOWN or dep_t is UNKNOWN:
                 continue
             if dep_s is None or dep_t is None:
                 reads, other = ("target", "source") if dep_s is None else ("source", "target")
@@ -292,19 +299,57 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
     return findings
 
 
-def _dependence(rel: Relations, out: str, inp: str) -> isl.Map | None:
-    """{ out[e] -> inp[j] }: the input elements each output element's stored value is computed from."""
+class _Cycle(Exception):
+    """A buffer's value feeds itself (a shared-memory tree reduction): no exact dependence map."""
+
+
+UNKNOWN = object()  # the dependence could not be computed exactly: do not compare it
+
+
+def _dependence(rel: Relations, out: str, inp: str):
+    """{ out[e] -> inp[j] }: the input elements each output element's stored value is computed from,
+    through shared and local buffers; None when no output value reads `inp`; UNKNOWN for a cycle."""
     result = None
-    for w in rel.of(out, "write"):
-        for r in rel.of(inp, "read"):
-            if r.kernel != w.kernel or r.id not in [s.data for s in w.op.sources.data]:
-                continue
-            # Same work item: align r's domain with w's by names (both are GRID.., LANE.., SEQ..).
-            r_rel = _align_domain(r.relation, w.relation)
-            if r_rel is None:
-                continue
-            dep = w.relation.reverse().apply_range(r_rel)
-            result = dep if result is None else result.union(dep)
+    try:
+        for w in rel.of(out, "write"):
+            reach = _reach(rel, w, inp, frozenset())
+            if reach is not None:
+                dep = w.relation.reverse().apply_range(reach)
+                result = dep if result is None else result.union(dep)
+    except _Cycle:
+        return UNKNOWN
+    return result
+
+
+def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl.Map | None:
+    """{ work item of `acc` -> inp[j] }: what its stored value is computed from, transitively."""
+    if acc.id in active:
+        raise _Cycle(acc.id)
+    active = active | {acc.id}
+    result = None
+    reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
+    for source in (s.data for s in acc.op.sources.data):
+        read = reads.get(source)
+        if read is None:
+            continue
+        aligned = _align_domain(read.relation, acc.relation)
+        if aligned is None:
+            continue
+        if read.buffer == inp:
+            part = aligned
+        elif read.space != "global":  # through a shared/local buffer: who wrote what was read
+            part = None
+            for writer in rel.of(read.buffer, "write", "atomic"):
+                if writer.kernel != acc.kernel:
+                    continue
+                inner = _reach(rel, writer, inp, active)
+                if inner is not None:
+                    step = aligned.apply_range(writer.relation.reverse()).apply_range(inner)
+                    part = step if part is None else part.union(step)
+        else:
+            continue
+        if part is not None:
+            result = part if result is None else result.union(part)
     return result
 
 
