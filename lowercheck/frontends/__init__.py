@@ -15,6 +15,8 @@ from lowercheck.errors import SourceLocation, UserError
 
 _BY_EXTENSION = {".cu": "cuda", ".cuh": "cuda"}
 _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
+    # KernelBench style: CUDA source in a string compiled by torch's load_inline
+    ("cuda", re.compile(r"\bload_inline\s*\((?=[\s\S]*\bcuda_sources\b)")),
     ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
 )
 _PLANNED = (("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),

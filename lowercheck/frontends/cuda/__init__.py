@@ -1,5 +1,8 @@
 """The CUDA front end: a `.cu` file's host launcher and the kernels it launches, as lowercheck's IR.
 
+A KernelBench-style `.py` file (CUDA source in a string passed to torch's `load_inline`) is read the
+same way: its `torch::Tensor` host functions are the launchers (see host.py).
+
 - `entries(path)`: the host functions that launch kernels (`k<<<grid, block>>>(args)`);
 - `lower(path, entry, binding)`: a module with one `kernel.entry` (the launcher's parameters, with
   roles from what the kernels read and write, and its launches as index expressions) and one
@@ -35,6 +38,7 @@ from lowercheck.frontends.cuda.host import (
     HostFunction,
     HostReader,
     is_stream,
+    is_tensor,
     kernel_symbol,
     launch_calls,
     launched_kernel,
@@ -42,7 +46,7 @@ from lowercheck.frontends.cuda.host import (
 from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
 
 LANGUAGE = "cuda"
-EXTENSIONS = (".cu", ".cuh")
+EXTENSIONS = (".cu", ".cuh")  # and `.py` files calling load_inline (frontends/__init__.py)
 
 __all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower"]
 
@@ -61,6 +65,9 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
         params = []
         for p in (c for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL):
             if is_stream(p.type):
+                continue
+            if is_tensor(p.type):
+                params.append(EntryParam(p.spelling, "buffer"))
                 continue
             t = from_clang(p.type)
             if t is None:
@@ -89,7 +96,9 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
 
 
 def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
-    host = HostReader(fn, shown).read()
+    given = {name: arg.shape for name, arg in (binding.args if binding else {}).items()
+             if isinstance(arg, TensorArg)}
+    host = HostReader(fn, shown, given).read()
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
     for launch in host.launches:
@@ -151,11 +160,16 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
             role = {(True, True): "inout", (False, True): "out"}.get(
                 (reads.get(name, False), writes.get(name, False)), "in")
             arg = binding.args.get(name)
-            shape = arg.shape if isinstance(arg, TensorArg) else ()
+            shape = arg.shape if isinstance(arg, TensorArg) else host.shapes.get(name, ())
             op = ParamOp(name, "buffer", role, t.elem.ir, shape)
         else:
             op = ParamOp(name, "scalar", "scalar" if t.is_float else "size", t.ir)
         op.location = _loc(parse.location(cursor, shown))
+        ops.append(op)
+    for buffer in host.returned:  # a torch host function's result: written by its kernels
+        assert buffer.ctype.elem is not None
+        op = ParamOp(buffer.name, "buffer", "out", buffer.ctype.elem.ir, buffer.shape)
+        op.location = _loc(parse.location(host.cursor, shown))
         ops.append(op)
     for buffer in host.temps:
         assert buffer.ctype.elem is not None

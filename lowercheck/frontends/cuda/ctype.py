@@ -19,7 +19,9 @@ from xdsl.ir import Attribute
 
 @dataclass(frozen=True)
 class CType:
-    """kind: int | float | bool | ptr | void. `elem` is a pointer's element type."""
+    """kind: int | float | bool | ptr | void | vec. `elem` is a pointer's element type, or a vector
+    type's scalar (`float4`: vec with bits = 4 lanes of float), which is also its IR type: vectors
+    are scalarised."""
 
     kind: str
     bits: int = 0
@@ -43,7 +45,19 @@ class CType:
         if self.kind == "ptr":
             assert self.elem is not None
             return MemRefType(self.elem.ir, [DYNAMIC_INDEX])
+        if self.kind == "vec":
+            assert self.elem is not None
+            return self.elem.ir
         return IntegerType(self.bits)
+
+    @property
+    def lanes(self) -> int:
+        return self.bits if self.kind == "vec" else 1
+
+    @property
+    def scalar(self) -> CType:
+        """A vector type's scalar; any other type itself."""
+        return self.elem if self.kind == "vec" and self.elem is not None else self
 
     @property
     def dtype(self) -> str:
@@ -52,6 +66,9 @@ class CType:
             return "bool"
         if self.kind == "bfloat":
             return "bfloat16"
+        if self.kind == "vec":
+            assert self.elem is not None
+            return self.elem.dtype
         if self.kind == "float":
             return {16: "float16", 32: "float32", 64: "float64"}[self.bits]
         return f"{'' if self.signed else 'u'}int{self.bits}"
@@ -66,6 +83,10 @@ INT64 = CType("int", 64, True)
 FLOAT = CType("float", 32)
 DOUBLE = CType("float", 64)
 VOID = CType("void")
+
+# CUDA's vector types (shim.h), lowered lane by lane.
+VECTORS = {f"{name}{n}": CType("vec", n, elem=t) for name, t in
+           (("float", FLOAT), ("double", DOUBLE), ("int", INT), ("uint", UINT)) for n in (2, 4)}
 
 TK = ci.TypeKind
 _SCALARS: dict[ci.TypeKind, CType] = {
@@ -94,6 +115,8 @@ def from_clang(t: ci.Type) -> CType | None:
         return CType("ptr", 64, False, elem)
     if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
         return None
+    if canon.kind == TK.RECORD:
+        return VECTORS.get(canon.get_declaration().spelling)
     if canon.kind == TK.UNEXPOSED and canon.spelling.removeprefix("const ") == "__bf16":
         return _SCALARS[TK.BFLOAT16]  # libclang does not expose __bf16 on every target
     return _SCALARS.get(canon.kind)

@@ -5,6 +5,13 @@ The host function runs symbolically: integer parameters are `symbolic.var(name)`
 arguments over the parameters. C's integer division of sizes becomes `floor(a/b)` and `%` becomes
 `Mod`: exact for the non-negative sizes launchers compute with. Local buffers from `cudaMalloc` are
 `temp` parameters whose shape is the allocation's byte count over the element size.
+
+KernelBench-style host functions take and return `torch::Tensor`s (the ATen subset in shim.h): a
+tensor parameter is a buffer whose shape is the binding's, else one size name per dimension its
+`size(i)` uses reach (`x_size0`, `x_size1`; `x_numel` when only `numel()` is used), its element type
+from `data_ptr<T>()`; `numel()` and `stride(i)` (contiguous) are products of those sizes. A returned
+local tensor (`auto out = torch::empty_like(x); ...; return out;`) is the parameter `return0`
+(role out); other allocated tensors are temps.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ class Buffer:
     ctype: CType
     temp: bool = False
     shape: tuple[sympy.Expr, ...] = ()
+    tensor: bool = False  # a torch::Tensor (its shape is known, its element type once typed)
+    typed: bool = True  # False until a `data_ptr<T>()` or a dtype says the tensor's element type
 
 
 @dataclass
@@ -85,6 +94,8 @@ class HostFunction:
     params: list[tuple[str, CType, ci.Cursor]]
     launches: list[Launch] = field(default_factory=list)
     temps: list[Buffer] = field(default_factory=list)
+    returned: list[Buffer] = field(default_factory=list)  # torch host functions: `return0`
+    shapes: dict[str, tuple[sympy.Expr, ...]] = field(default_factory=dict)  # tensor parameters
 
 
 def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
@@ -114,17 +125,59 @@ def _is_dim3(t: ci.Type) -> bool:
     return t.get_canonical().get_declaration().spelling == "dim3"
 
 
+def is_tensor(t: ci.Type) -> bool:
+    """`torch::Tensor` (at::Tensor), by value or reference."""
+    canon = t.get_canonical()
+    if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        canon = canon.get_pointee().get_canonical()
+    decl = canon.get_declaration()
+    return decl.spelling == "Tensor" and decl.semantic_parent is not None and decl.semantic_parent.spelling == "at"
+
+
+# ATen dtype constants (shim.h) -> element types
+_DTYPES = {"kFloat": ct.FLOAT, "kFloat32": ct.FLOAT, "kDouble": ct.DOUBLE, "kFloat64": ct.DOUBLE,
+           "kHalf": CType("float", 16), "kFloat16": CType("float", 16), "kBFloat16": CType("bfloat", 16),
+           "kInt": ct.INT, "kInt32": ct.INT, "kLong": ct.INT64, "kInt64": ct.INT64, "kBool": ct.BOOL}
+_ALLOCATE_LIKE = ("empty_like", "zeros_like", "ones_like")
+_ALLOCATE = ("empty", "zeros", "ones")
+_SAME_TENSOR = ("contiguous",)  # methods that return the tensor itself (as far as memory goes)
+
+
+def _method_object(call: ci.Cursor) -> ci.Cursor | None:
+    """`x` in `x.size(0)`."""
+    kids = children(call)
+    if kids and kids[0].kind == K.MEMBER_REF_EXPR and children(kids[0]):
+        return children(kids[0])[0]
+    return None
+
+
 class HostReader:
     """Runs one host function symbolically and collects its launches."""
 
-    def __init__(self, fn: ci.Cursor, shown: str):
+    def __init__(self, fn: ci.Cursor, shown: str, shapes: dict[str, tuple[str | int, ...]] | None = None):
         self.fn = fn
         self.shown = shown
         # declaration -> expression | Dim3 | Buffer | None (unknown)
         self.values: dict[tuple[int, int], object] = {}
+        self.returns = self._returned_locals()
+        ranks = self._ranks()
         params = []
+        self.tensor_params: list[Buffer] = []
         for p in (c for c in children(fn) if c.kind == K.PARM_DECL):
             if is_stream(p.type):
+                continue
+            if is_tensor(p.type):
+                given = (shapes or {}).get(p.spelling)
+                if given is not None:
+                    shape = tuple(symbolic.var(d) if isinstance(d, str) else sympy.Integer(d) for d in given)
+                elif decl_key(p) in ranks:
+                    shape = tuple(symbolic.var(f"{p.spelling}_size{k}") for k in range(ranks[decl_key(p)]))
+                else:
+                    shape = (symbolic.var(f"{p.spelling}_numel"),)
+                buffer = Buffer(p.spelling, CType("ptr", 64, False, ct.FLOAT), shape=shape, tensor=True, typed=False)
+                self.values[decl_key(p)] = buffer
+                self.tensor_params.append(buffer)
+                params.append((p.spelling, buffer.ctype, p))
                 continue
             t = ct.from_clang(p.type)
             if t is None or t.kind == "void":
@@ -140,7 +193,131 @@ class HostReader:
         body = next((c for c in children(self.fn) if c.kind == K.COMPOUND_STMT), None)
         if body is not None:
             self.stmts(children(body))
+        by_name = {b.name: b for b in self.tensor_params}
+        self.result.params = [(name, by_name[name].ctype if name in by_name else t, cursor)
+                              for name, t, cursor in self.result.params]
+        self.result.shapes = {b.name: b.shape for b in self.tensor_params}
         return self.result
+
+    # ------------------------------------------------------------ torch::Tensor
+    def _returned_locals(self) -> set[tuple[int, int]]:
+        """The local tensors a `return` statement returns."""
+        found = set()
+        for c in walk(self.fn):
+            if c.kind == K.RETURN_STMT and children(c):
+                target = _strip(children(c)[0])
+                while target.kind == K.CALL_EXPR and len(children(target)) == 1:  # copy/move construction
+                    target = _strip(children(target)[0])
+                if target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
+                        target.referenced.kind == K.VAR_DECL:
+                    found.add(decl_key(target.referenced))
+        return found
+
+    def _ranks(self) -> dict[tuple[int, int], int]:
+        """For each tensor parameter, 1 + the largest dimension its `size(i)`/`stride(i)` uses name."""
+        ranks: dict[tuple[int, int], int] = {}
+        for c in walk(self.fn):
+            if c.kind != K.CALL_EXPR or c.spelling not in ("size", "stride"):
+                continue
+            obj = _method_object(c)
+            args = list(c.get_arguments())
+            if obj is None or not args:
+                continue
+            obj = _strip(obj)
+            k = evaluate(args[0])
+            if obj.kind == K.DECL_REF_EXPR and obj.referenced is not None and isinstance(k, int) and k >= 0:
+                key = decl_key(obj.referenced)
+                ranks[key] = max(ranks.get(key, 0), k + 1)
+        return ranks
+
+    def tensor(self, e: ci.Cursor) -> Buffer:
+        """The tensor an expression denotes: a tensor variable, `x.contiguous()`, or a copy of one."""
+        c = _strip(e)
+        while c.kind == K.CALL_EXPR and len(children(c)) == 1 and c.referenced is not None and \
+                c.referenced.kind == K.CONSTRUCTOR:
+            c = _strip(children(c)[0])
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            value = self.values.get(decl_key(c.referenced))
+            if isinstance(value, Buffer) and value.tensor:
+                return value
+        if c.kind == K.CALL_EXPR and c.spelling in _SAME_TENSOR:
+            obj = _method_object(c)
+            if obj is not None:
+                return self.tensor(obj)
+        raise self.unsupported(f"the tensor expression `{_text(e)}`", e)
+
+    def allocation(self, var: ci.Cursor, init: ci.Cursor) -> Buffer:
+        """`torch::empty_like(x)`, `torch::zeros({n, m}, x.options())`, ...: a new tensor, named
+        `return0` when the function returns it."""
+        c = _strip(init)
+        while c.kind == K.CALL_EXPR and len(children(c)) == 1 and c.referenced is not None and \
+                c.referenced.kind == K.CONSTRUCTOR:
+            c = _strip(children(c)[0])
+        returned = decl_key(var) in self.returns
+        name = f"return{len(self.result.returned)}" if returned else var.spelling
+        args = list(c.get_arguments()) if c.kind == K.CALL_EXPR else []
+        if c.kind == K.CALL_EXPR and c.spelling in _ALLOCATE_LIKE and args:
+            like = self.tensor(args[0])
+            dtype = self._dtype(args[1]) if len(args) > 1 else None
+            shape, elem, typed = like.shape, dtype or like.ctype.elem, dtype is not None or like.typed
+        elif c.kind == K.CALL_EXPR and c.spelling in _ALLOCATE and args:
+            shape = self._sizes(args[0])
+            dtype = self._dtype(args[1]) if len(args) > 1 else None
+            like = self._options_of(args[1]) if len(args) > 1 else None
+            elem = dtype or (like.ctype.elem if like is not None else ct.FLOAT)
+            typed = dtype is not None or (like is not None and like.typed)
+        else:
+            existing = self.tensor(init)  # `auto y = x;`, `x.contiguous()`: the same memory
+            return existing
+        assert elem is not None
+        buffer = Buffer(name, CType("ptr", 64, False, elem), temp=not returned, shape=tuple(shape),
+                        tensor=True, typed=typed)
+        if returned:
+            self.result.returned.append(buffer)
+        return buffer
+
+    def _sizes(self, e: ci.Cursor) -> list[sympy.Expr]:
+        """`{n, m}` (an IntArrayRef from a braced list) or `x.sizes()`."""
+        lists = [c for c in walk(e) if c.kind == K.INIT_LIST_EXPR]
+        if lists:
+            return [self.expr(k) for k in children(lists[0])]
+        c = _strip(e)
+        calls = [k for k in walk(e) if k.kind == K.CALL_EXPR and k.spelling == "sizes"]
+        if calls and _method_object(calls[0]) is not None:
+            return list(self.tensor(_method_object(calls[0])).shape)
+        raise self.unsupported(f"the tensor sizes `{_text(c)}`", e)
+
+    def _dtype(self, e: ci.Cursor) -> CType | None:
+        """The element type an options expression names (`torch::kFloat32`, `.dtype(torch::kHalf)`)."""
+        for c in walk(e):
+            if c.kind == K.DECL_REF_EXPR and c.spelling in _DTYPES:
+                return _DTYPES[c.spelling]
+        return None
+
+    def _options_of(self, e: ci.Cursor) -> Buffer | None:
+        """The tensor in `x.options()`, whose dtype a new tensor takes."""
+        for c in walk(e):
+            obj = _method_object(c) if c.kind == K.CALL_EXPR else None
+            if obj is not None and c.spelling in ("options", "dtype", "scalar_type") and is_tensor(obj.type):
+                return self.tensor(obj)
+        return None
+
+    def tensor_method(self, e: ci.Cursor, buffer: Buffer) -> sympy.Expr:
+        """`x.size(i)`, `x.numel()`, `x.stride(i)` (contiguous), `x.dim()`."""
+        name = e.spelling
+        args = list(e.get_arguments())
+        rank = len(buffer.shape)
+        if name == "numel":
+            return sympy.Mul(*buffer.shape)
+        if name == "dim":
+            return sympy.Integer(rank)
+        if name in ("size", "stride") and args:
+            k = evaluate(args[0])
+            if not isinstance(k, int) or not -rank <= k < rank:
+                raise self.unsupported(f"`{_text(e)}` (dimension out of the {rank} known)", e)
+            k %= rank
+            return buffer.shape[k] if name == "size" else sympy.Mul(*buffer.shape[k + 1:])
+        raise self.unsupported(f"the tensor method `{name}` here", e)
 
     def _launch_arg(self, a: ci.Cursor) -> str:
         t = ct.from_clang(a.type)
@@ -227,6 +404,11 @@ class HostReader:
 
     def declare(self, var: ci.Cursor) -> None:
         init = [c for c in children(var) if c.kind.is_expression()]
+        if is_tensor(var.type):
+            if not init:
+                raise self.unsupported(f"the tensor `{var.spelling}` declared without a value", var)
+            self.values[decl_key(var)] = self.allocation(var, init[-1])
+            return
         if _is_dim3(var.type):
             self.values[decl_key(var)] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
             return
@@ -280,6 +462,16 @@ class HostReader:
 
     def buffer(self, e: ci.Cursor) -> Buffer:
         c = _strip(e)
+        if c.kind == K.CALL_EXPR and c.spelling in ("data_ptr", "data") and _method_object(c) is not None:
+            buffer = self.tensor(_method_object(c))
+            t = ct.from_clang(e.type)  # `x.data_ptr<float>()`, or `(float*)x.data_ptr()`
+            if t is not None and t.kind == "ptr" and t.elem is not None and t.elem.kind != "void":
+                if not buffer.typed:
+                    buffer.ctype, buffer.typed = CType("ptr", 64, False, t.elem.scalar), True
+                elif buffer.ctype.elem != t.elem.scalar:
+                    held = buffer.ctype.elem.dtype if buffer.ctype.elem is not None else "?"
+                    raise self.unsupported(f"reading the {held} tensor `{buffer.name}` as {t.elem.dtype}", e)
+            return buffer
         if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(decl_key(c.referenced)), Buffer):
             return self.values[decl_key(c.referenced)]
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
@@ -292,6 +484,7 @@ class HostReader:
         shared = None
         if len(config_args) > 2 and not self._default(config_args[2]):
             shared = self.expr(config_args[2])
+            shared = None if shared == 0 else shared  # `<<<g, b, 0, stream>>>`: none
         self.result.launches.append(Launch(call, kernel, grid, block, args, shared))
 
     # ------------------------------------------------------------ expressions
@@ -385,6 +578,9 @@ class HostReader:
     def _call(self, e: ci.Cursor) -> sympy.Expr:
         """min/max, and host helpers whose body is one `return` (`cdiv(n, 256)`)."""
         callee = e.referenced
+        if callee is not None and callee.kind == K.CXX_METHOD and _method_object(e) is not None and \
+                is_tensor(_method_object(e).type):
+            return self.tensor_method(e, self.tensor(_method_object(e)))
         args = [self.expr(a) for a in e.get_arguments()]
         if callee is not None and callee.spelling in ("min", "max") and len(args) == 2:
             return (sympy.Min if callee.spelling == "min" else sympy.Max)(*args)

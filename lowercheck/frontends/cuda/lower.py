@@ -16,6 +16,7 @@ functions and GPU builtin variables are tables too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,7 +31,6 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
-    MemRefType,
     NoneAttr,
     StringAttr,
     UnitAttr,
@@ -78,7 +78,23 @@ class Undef:
     ctype: CType
 
 
-Value = SSAValue | Ptr | Undef
+@dataclass(frozen=True)
+class Group:
+    """A cooperative_groups group: the thread block (size None) or a `thread_block_tile<size>`."""
+
+    size: int | None
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A `float4`-style value, lane by lane (vectors are scalarised: docs/CONVENTIONS-IR.md)."""
+
+    lanes: tuple[SSAValue, ...]
+    ctype: CType
+
+
+Value = SSAValue | Ptr | Undef | Group | Vec
+_LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 @dataclass
@@ -184,6 +200,7 @@ class KernelLowering:
         self.at: ci.Cursor | None = None  # the construct being lowered, for error locations
         self.prelude: list[Operation] = []  # allocations, placed at the top of the kernel
         self.globals: dict[object, Ptr] = {}  # file-scope `__shared__` arrays, allocated on first use
+        self.cells: dict[object, Ptr] = {}  # `__shared__ float total;`: a one-element shared array
         self.shared_bytes: SSAValue | None = None  # the kernel argument for `extern __shared__`
         self.serial = 0  # numbers the synthetic flags of loops with `break`
 
@@ -244,9 +261,20 @@ class KernelLowering:
     def scalar(self, v: Value, cursor: ci.Cursor) -> SSAValue:
         if isinstance(v, Ptr):
             raise self.unsupported("this use of a pointer value", cursor)
+        if isinstance(v, Vec):
+            raise self.unsupported(f"this use of a `{v.ctype.dtype}` vector value as a scalar", cursor)
         if isinstance(v, Undef):
             return self.constant(0, v.ctype, cursor)
         return v
+
+    def vec(self, v: Value, t: CType, cursor: ci.Cursor) -> Vec:
+        """`v` as a vector of type `t` (an uninitialised one is zeros)."""
+        if isinstance(v, Vec):
+            return v
+        if isinstance(v, Undef) and t.kind == "vec":
+            assert t.elem is not None
+            return Vec(tuple(self.constant(0, t.elem, cursor) for _ in range(t.lanes)), t)
+        raise self.unsupported(f"`{_text(cursor)}` as a vector", cursor)
 
     # -------------------------------------------------------- conversions
     def convert(self, v: Value, src: CType, dst: CType, cursor: ci.Cursor) -> Value:
@@ -255,10 +283,16 @@ class KernelLowering:
         if src.kind == "ptr" or dst.kind == "ptr":
             if src.kind == dst.kind == "ptr" and src.elem == dst.elem:
                 return v
+            if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and src.elem is not None and \
+                    dst.elem is not None and src.elem.scalar == dst.elem.scalar:
+                # `reinterpret_cast<float4*>(p)`: the same buffer; offsets count scalars
+                return Ptr(v.base, v.offset, dst, v.lead)
             raise self.unsupported(f"a conversion between `{src.dtype if src.kind != 'ptr' else 'pointer'}` "
                                    "and a pointer of another type", cursor)
         if dst.kind == "void":
             return v
+        if src.kind == "vec" or dst.kind == "vec":
+            raise self.unsupported(f"a conversion from `{src.dtype}` to `{dst.dtype}` vectors", cursor)
         if isinstance(v, Undef):
             return Undef(dst)
         if src.kind == dst.kind and src.bits == dst.bits:
@@ -360,20 +394,35 @@ class KernelLowering:
                 if not self.frames[-1].loop_depth:
                     raise self.unsupported("`continue` outside a loop", s)
                 return None
+            if s.kind == K.BREAK_STMT:
+                return self._break(s)
+            if s.kind in _LOOPS and _returns(s):
+                # a `return` inside the loop stopped it: what follows runs only if none did
+                self.stmt(s)
+                returned = self.scalar(self.env[self.frames[-1].returned_key], s)
+                return self._if_value(returned, [], rest, s)
             self.stmt(s)
         return None
 
     def _exits(self, s: ci.Cursor, in_loop: bool = False) -> bool:
-        """Whether `s` may return, or `continue` the loop around it."""
-        if s.kind == K.RETURN_STMT or (s.kind == K.CONTINUE_STMT and not in_loop):
+        """Whether `s` may return, or `continue`/`break` the loop around it."""
+        if s.kind == K.RETURN_STMT or (s.kind in (K.CONTINUE_STMT, K.BREAK_STMT) and not in_loop):
             return True
+        if s.kind == K.SWITCH_STMT:
+            return False  # rejected when lowered
         nested = in_loop or s.kind in _LOOPS
         return any(self._exits(c, nested) for c in children(s))
 
+    def _break(self, s: ci.Cursor) -> None:
+        frame = self.frames[-1]
+        if not frame.breaks or frame.breaks[-1] is None:
+            raise self.unsupported("`break` outside a loop", s)
+        self.env[frame.breaks[-1]] = self.constant(1, ct.BOOL, s)
+
     def _return(self, s: ci.Cursor) -> None:
         frame = self.frames[-1]
-        if frame.loop_depth:
-            raise self.unsupported("`return` inside a loop", s)
+        if frame.loop_depth:  # the loops around stop on this flag (see _while)
+            self.env[frame.returned_key] = self.constant(1, ct.BOOL, s)
         kids = children(s)
         if kids and frame.returns.kind != "void":
             v, t = self.expr(kids[0])
@@ -407,10 +456,14 @@ class KernelLowering:
             if var.kind != K.VAR_DECL:
                 raise self.unsupported(f"the declaration `{var.kind.name.lower()}`", var)
             if _is_shared(var):
-                self.bind(var, self.allocate(var, shared=True), self.ctype(var.type, var))
+                self.shared_decl(var)
                 continue
             if _is_array(var.type.get_canonical()):
                 self._local_array(var)
+                continue
+            group = _group_type(var.type)
+            if group is not None:  # `cg::thread_block b = cg::this_thread_block();`: no value at run time
+                self.env[decl_key(var)] = group
                 continue
             t = self.ctype(var.type, var)
             init = [c for c in children(var) if c.kind.is_expression()]
@@ -420,13 +473,27 @@ class KernelLowering:
             else:
                 self.bind(var, Undef(t), t)
 
-    def allocate(self, var: ci.Cursor, shared: bool) -> Ptr:
+    def shared_decl(self, var: ci.Cursor) -> Ptr:
+        """A `__shared__` array is bound like a pointer; a shared scalar is a cell that every read and
+        write goes through (memref<1xT, 3>)."""
+        key = decl_key(var)
+        if _is_array(var.type.get_canonical()):
+            p = self.allocate(var, shared=True)
+            self.bind(var, p, p.ctype)
+            return p
+        if key not in self.cells:
+            self.cells[key] = self.allocate(var, shared=True, scalar=True)
+        return self.cells[key]
+
+    def allocate(self, var: ci.Cursor, shared: bool, scalar: bool = False) -> Ptr:
         """`memref.alloca` for an array (`__shared__`: memory space 3, one per block; a local array:
         per thread), at the top of the kernel. `extern __shared__ T s[]` is sized by the launch's
         dynamic shared bytes, which the kernel receives as its last argument."""
         t = self.ctype(var.type, var)
+        if scalar:
+            t = CType("ptr", 64, False, t)
         assert t.elem is not None
-        shape: list[int] = []
+        shape: list[int] = [1] if scalar else []
         canon = var.type.get_canonical()
         while _is_array(canon):
             if canon.kind == ci.TypeKind.CONSTANTARRAY:
@@ -495,6 +562,13 @@ class KernelLowering:
         cond = self.to_bool(*self.expr(kids[0]), kids[0])
         then_stmts = [kids[1]] + (rest or [])
         else_stmts = ([kids[2]] if len(kids) == 3 else []) + (rest or [])
+        self._if_value(cond, then_stmts, else_stmts, s)
+
+    def _if_value(self, cond: SSAValue, then_stmts: list[ci.Cursor], else_stmts: list[ci.Cursor],
+                  s: ci.Cursor) -> None:
+        """`scf.if cond` over two statement lists, yielding the variables either assigns."""
+        if not then_stmts and not else_stmts:
+            return
         outer = self.env
         then_block, then_env = self._branch(then_stmts, outer)
         else_block, else_env = self._branch(else_stmts, outer)
@@ -509,8 +583,7 @@ class KernelLowering:
         op = scf.IfOp(cond, [v.type for v in then_vals], [then_block], regions_else)
         self.emit(op, s)
         self.env = dict(outer)
-        for key, result in zip(keys, op.results):
-            self.env[key] = result
+        self._bind_flat(keys, list(op.results))
 
     def _at(self, op: Operation, cursor: ci.Cursor) -> Operation:
         op.location = self._loc(cursor)
@@ -528,11 +601,44 @@ class KernelLowering:
 
     def _yield_values(self, block: Block, env: dict[object, Value], keys: list[object],
                       cursor: ci.Cursor) -> list[SSAValue]:
+        """The values of `keys` in `env`, flat: a vector variable gives one value per lane."""
         saved, self.block = self.block, block
-        values = [self.scalar(env[k], cursor) if not isinstance(env[k], Undef)
-                  else self.constant(0, env[k].ctype, cursor) for k in keys]
+        values: list[SSAValue] = []
+        for k in keys:
+            t = self.types.get(k)
+            if t is not None and t.kind == "vec":
+                values.extend(self.vec(env[k], t, cursor).lanes)
+            elif isinstance(env[k], Undef):
+                values.append(self.constant(0, env[k].ctype, cursor))
+            else:
+                values.append(self.scalar(env[k], cursor))
         self.block = saved
         return values
+
+    def _flat_types(self, keys: list[object]) -> list[Attribute]:
+        """The IR types of `keys`' values, flat (as _yield_values gives them)."""
+        types: list[Attribute] = []
+        for k in keys:
+            t = self.types.get(k)
+            if t is not None and t.kind == "vec":
+                assert t.elem is not None
+                types.extend([t.elem.ir] * t.lanes)
+            else:
+                v = self.env[k]
+                types.append(v.ctype.ir if isinstance(v, Undef) else v.type)  # type: ignore[union-attr]
+        return types
+
+    def _bind_flat(self, keys: list[object], values: list[SSAValue]) -> None:
+        """Bind `keys` to flat values (a vector variable takes one per lane)."""
+        at = 0
+        for k in keys:
+            t = self.types.get(k)
+            if t is not None and t.kind == "vec":
+                self.env[k] = Vec(tuple(values[at:at + t.lanes]), t)
+                at += t.lanes
+            else:
+                self.env[k] = values[at]
+                at += 1
 
     # -------------------------------------------------------- loops
     def _assigned(self, cursors: list[ci.Cursor]) -> set[tuple[int, int]]:
@@ -540,13 +646,17 @@ class KernelLowering:
         return {decl_key(d) for root in cursors for c in walk(root)
                 if (d := assigned_decl(c, self.shown)) is not None}
 
-    def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor) -> list[object]:
-        assigned = self._assigned(cursors)
+    def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor, flags: tuple[str, ...] = ()) -> list[object]:
+        assigned = self._assigned(cursors) | set(flags)
         keys = [k for k in self.env if k in assigned]
         for k in keys:
             if isinstance(self.env[k], Ptr):
                 raise self.unsupported("a pointer variable assigned in a loop", cursor)
-            if isinstance(self.env[k], Undef):
+            if isinstance(self.env[k], Group):
+                raise self.unsupported("a cooperative group assigned in a loop", cursor)
+            if self.types.get(k, ct.INT).kind == "vec":
+                self.env[k] = self.vec(self.env[k], self.types[k], cursor)
+            elif isinstance(self.env[k], Undef):
                 self.env[k] = self.constant(0, self.types[k], cursor)
         return keys
 
@@ -599,7 +709,7 @@ class KernelLowering:
         if t is None or t.kind != "int" or not inits:
             return None
         key = decl_key(var)
-        if key in self._assigned([body]):
+        if key in self._assigned([body]) or _returns(body) or _breaks(body):
             return None
         c = _strip(cond)
         if c.kind != K.BINARY_OPERATOR or c.binary_operator not in (B.LT, B.LE):
@@ -624,7 +734,8 @@ class KernelLowering:
             if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR) or (
                     c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
                 return False
-            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and decl_key(c.referenced) in assigned:
+            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and (
+                    decl_key(c.referenced) in assigned or _is_shared(c.referenced)):  # shared: other threads write it
                 return False
         return True
 
@@ -680,24 +791,24 @@ class KernelLowering:
         key = decl_key(var)
         carried = self._carried([body], s)
         outer = self.env
-        block = self._loop_block([IndexType()] + [self.env[k].type for k in carried], s)
+        block = self._loop_block([IndexType()] + self._flat_types(carried), s)
         saved = self.block
         self.block, self.env = block, dict(outer)
-        for k, arg in zip(carried, block.args[1:]):
-            self.env[k] = arg
+        self._bind_flat(carried, list(block.args[1:]))
         iv = self.emit1(arith.IndexCastOp(block.args[0], t.ir), var)
         self.bind(var, iv, t)
         self.frames[-1].loop_depth += 1
+        self.frames[-1].breaks.append(None)  # a counted loop has no `break` (else it is a while)
         self.seq([body])
+        self.frames[-1].breaks.pop()
         self.frames[-1].loop_depth -= 1
         values = self._yield_values(block, self.env, carried, s)
         block.add_op(self._at(scf.YieldOp(*values), s))
         self.block = saved
-        op = scf.ForOp(lo, hi, st, [outer[k] for k in carried], block)
+        op = scf.ForOp(lo, hi, st, self._yield_values(self.block, outer, carried, s), block)
         self.emit(op, s)
         self.env = dict(outer)
-        for k, r in zip(carried, op.results):
-            self.env[k] = r
+        self._bind_flat(carried, list(op.results))
 
     def _loop_block(self, types: list[Attribute], s: ci.Cursor) -> Block:
         block = Block(arg_types=types)
@@ -715,47 +826,82 @@ class KernelLowering:
 
     def _while(self, s, cond, body, inc, body_first: bool = False) -> None:
         """`scf.while`: the before region tests `cond` (after the body for do-while), the after region
-        runs the body and the increment."""
+        runs the body and the increment. `break` and `return` set flags (carried like variables) that
+        skip the rest of the body and the increment and end the loop."""
         parts = [p for p in (cond, body, inc) if p is not None]
-        if any(c.kind == K.BREAK_STMT for p in parts for c in _walk_loop(p)):
-            raise self.unsupported("`break`", s)
-        carried = self._carried(parts, s)
-        types = [self.env[k].type for k in carried]
+        frame = self.frames[-1]
+        flags: list[str] = []
+        brk = None
+        if _breaks(body):
+            self.serial += 1
+            brk = f"break:{self.serial}"
+            self.env[brk], self.types[brk] = self.constant(0, ct.BOOL, s), ct.BOOL
+            flags.append(brk)
+        if _returns(body):
+            if frame.returned_key not in self.env:
+                self.env[frame.returned_key] = self.constant(0, ct.BOOL, s)
+                self.types[frame.returned_key] = ct.BOOL
+            flags.append(frame.returned_key)
+            if frame.returns.kind != "void":
+                flags.append(frame.ret_key)
+        carried = self._carried(parts, s, tuple(flags))
+        types = self._flat_types(carried)
+        inits = self._yield_values(self.block, self.env, carried, s)
         outer = self.env
         saved = self.block
-        frame = self.frames[-1]
+        stops = [f for f in flags if f != frame.ret_key]
 
         before = self._loop_block(types, s)
         self.block, self.env = before, dict(outer)
-        for k, arg in zip(carried, before.args):
-            self.env[k] = arg
+        self._bind_flat(carried, list(before.args))
         if body_first:
-            frame.loop_depth += 1
-            self.seq([body])
-            frame.loop_depth -= 1
-        flag = self.to_bool(*self.expr(cond), cond) if cond is not None else self.constant(1, ct.BOOL, s)
+            self._loop_body(frame, body, brk)
+        flag = self._loop_condition(cond, stops, s)
         values = self._yield_values(before, self.env, carried, s)
         before.add_op(self._at(scf.ConditionOp(flag, *values), s))
 
         after = self._loop_block(types, s)
         self.block, self.env = after, dict(outer)
-        for k, arg in zip(carried, after.args):
-            self.env[k] = arg
+        self._bind_flat(carried, list(after.args))
         if not body_first:
-            frame.loop_depth += 1
-            self.seq([body])
-            frame.loop_depth -= 1
-            if inc is not None:
+            self._loop_body(frame, body, brk)
+            if inc is not None and stops:
+                self._if_value(self._stopped(stops, s), [], [inc], s)
+            elif inc is not None:
                 self.expr(inc)
         values = self._yield_values(after, self.env, carried, s)
         after.add_op(self._at(scf.YieldOp(*values), s))
 
         self.block = saved
-        op = scf.WhileOp([outer[k] for k in carried], types, [before], [after])
+        op = scf.WhileOp(inits, types, [before], [after])
         self.emit(op, s)
         self.env = dict(outer)
-        for k, r in zip(carried, op.results):
-            self.env[k] = r
+        self._bind_flat(carried, list(op.results))
+
+    def _loop_body(self, frame: Frame, body: ci.Cursor, brk: str | None) -> None:
+        frame.loop_depth += 1
+        frame.breaks.append(brk)
+        self.seq([body])
+        frame.breaks.pop()
+        frame.loop_depth -= 1
+
+    def _stopped(self, stops: list[str], s: ci.Cursor) -> SSAValue:
+        """Whether a `break` or `return` flag of this loop is set."""
+        stop = self.scalar(self.env[stops[0]], s)
+        for key in stops[1:]:
+            stop = self.emit1(arith.OrIOp(stop, self.scalar(self.env[key], s)), s)
+        return stop
+
+    def _loop_condition(self, cond: ci.Cursor | None, stops: list[str], s: ci.Cursor) -> SSAValue:
+        """`cond`, and no flag set (`cond` is not evaluated once a flag is, as C leaves the loop)."""
+        if not stops:
+            return self.to_bool(*self.expr(cond), cond) if cond is not None else self.constant(1, ct.BOOL, s)
+        go = self.emit1(arith.XOrIOp(self._stopped(stops, s), self.constant(1, ct.BOOL, s)), s)
+        if cond is None:
+            return go
+        if _pure(cond, self.shown):
+            return self.emit1(arith.AndIOp(go, self.to_bool(*self.expr(cond), cond)), s)
+        return self._select_region(cond, go, cond, None, short_circuit=B.LAnd)
 
     # -------------------------------------------------------- expressions
     def expr(self, e: ci.Cursor) -> tuple[Value, CType]:
@@ -799,6 +945,12 @@ class KernelLowering:
         key = decl_key(decl)
         if key in self.env:
             return self.env[key], self.types[key]
+        if key in self.cells:  # a shared scalar: a load
+            cell = self.cells[key]
+            assert cell.ctype.elem is not None
+            return self.load(cell, e), cell.ctype.elem
+        if _is_shared(decl) and not _is_array(decl.type.get_canonical()):  # a file-scope shared scalar
+            return self._decl_ref_cell(decl, e)
         if _is_shared(decl):  # a file-scope `__shared__` array
             if key not in self.globals:
                 self.globals[key] = self.allocate(decl, shared=True)
@@ -812,8 +964,59 @@ class KernelLowering:
                 return self.constant(32, ct.INT, e), ct.INT
         raise self.unsupported(f"the variable `{decl.spelling}` (globals, `__constant__` memory)", e)
 
+    def _vector_call(self, e, callee, args, t: CType) -> tuple[Value, CType]:
+        """`make_float4(a, b, c, d)`, a vector's copy, and `dst = src` between vectors."""
+        assert t.elem is not None
+        if callee.spelling.startswith("make_") and len(args) == t.lanes:
+            return Vec(tuple(_arg(self, a, t.elem) for a in args), t), t
+        if callee.kind == K.CONSTRUCTOR and len(args) == 1:
+            v, vt = self.expr(args[0])
+            return self.vec(v, t, e), t
+        kids = [c for c in children(e) if c.kind.is_expression()]
+        if callee.spelling == "operator=" and len(kids) == 3:
+            v, vt = self.expr(kids[2])
+            return self.write(self.lvalue(kids[0], e), self.vec(v, t, e), t, e)
+        raise self.unsupported(f"the vector operation `{_text(e)}`", e)
+
+    def group(self, e: ci.Cursor) -> Group:
+        """The group an expression names: a group variable, or `this_thread_block()` /
+        `tiled_partition<N>(...)` written in place."""
+        g = _group_type(e.type)
+        c = _strip(e)
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            v = self.env.get(decl_key(c.referenced))
+            if isinstance(v, Group):
+                return v
+        if g is not None and c.kind == K.CALL_EXPR:
+            return g
+        raise self.unsupported(f"the cooperative group `{_text(e)}`", e)
+
+    def _decl_ref_cell(self, decl: ci.Cursor, e: ci.Cursor) -> tuple[Value, CType]:
+        cell = self.shared_decl(decl)
+        assert cell.ctype.elem is not None
+        return self.load(cell, e), cell.ctype.elem
+
+    def _cell(self, target: ci.Cursor) -> Ptr | None:
+        """The shared cell a variable reference names, if it names one."""
+        c = _strip_parens(target)
+        if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+            return None
+        key = decl_key(c.referenced)
+        if key in self.cells:
+            return self.cells[key]
+        if _is_shared(c.referenced) and not _is_array(c.referenced.type.get_canonical()):
+            return self.shared_decl(c.referenced)
+        return None
+
     def _member(self, e: ci.Cursor) -> tuple[Value, CType]:
         kids = children(e)
+        vt = ct.from_clang(kids[0].type) if kids else None
+        if vt is not None and vt.kind == "vec" and member_name(e) in _LANES:
+            v, t = self.expr(kids[0])
+            k = _LANES[member_name(e)]
+            if k >= t.lanes:
+                raise self.unsupported(f"the lane `{_text(e)}`", e)
+            return self.vec(v, t, e).lanes[k], t.scalar
         base = _strip(kids[0]) if kids else None
         op = _BUILTIN_VARS.get(base.spelling) if base is not None and base.kind == K.DECL_REF_EXPR else None
         dim = _DIMS.get(member_name(e))
@@ -839,10 +1042,16 @@ class KernelLowering:
                 return p
         if e.kind == K.PAREN_EXPR:
             return self._subscript_ptr(children(e)[0])
+        cell = self._cell(e)
+        if cell is not None:  # `&total` of a shared scalar
+            return cell
         raise self.unsupported(f"the memory access `{_text(e)}`", e)
 
     def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool) -> Ptr:
         idx = self.to_index(i, it, e)
+        assert p.ctype.elem is not None
+        if p.ctype.elem.kind == "vec":  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
+            idx = self.emit1(arith.MuliOp(idx, self.index_const(p.ctype.elem.lanes, e)), e)
         if len(p.lead) + 1 < p.rank:
             raise self.unsupported(f"pointer arithmetic on a multi-dimensional array in `{_text(e)}`", e)
         if p.offset is None and not subtract:
@@ -856,11 +1065,30 @@ class KernelLowering:
             raise self.unsupported(f"the partial subscript `{_text(e)}` of a multi-dimensional array", e)
         return [*p.lead, p.offset if p.offset is not None else self.index_const(0, e)]
 
-    def load(self, p: Ptr, e: ci.Cursor) -> SSAValue:
+    def load(self, p: Ptr, e: ci.Cursor):
+        """The element at `p`: one memref.load, or one per lane of a vector."""
+        assert p.ctype.elem is not None
+        if p.ctype.elem.kind == "vec":
+            return Vec(tuple(self.load(self.lane(p, k, e), e) for k in range(p.ctype.elem.lanes)), p.ctype.elem)
         return self.emit1(memref.LoadOp.get(p.base, self.indices(p, e)), e)
 
-    def store(self, p: Ptr, v: SSAValue, e: ci.Cursor) -> None:
+    def store(self, p: Ptr, v, e: ci.Cursor) -> None:
+        assert p.ctype.elem is not None
+        if p.ctype.elem.kind == "vec":
+            for k, lane in enumerate(v.lanes):
+                self.store(self.lane(p, k, e), lane, e)
+            return
         self.emit(memref.StoreOp.get(v, p.base, self.indices(p, e)), e)
+
+    def lane(self, p: Ptr, k: int, e: ci.Cursor) -> Ptr:
+        """The address of lane k of the vector at `p`."""
+        elem = p.ctype.elem
+        assert elem is not None and elem.elem is not None
+        scalar_ptr = CType("ptr", 64, False, elem.elem)
+        if k == 0:
+            return Ptr(p.base, p.offset, scalar_ptr, p.lead)
+        base = p.offset if p.offset is not None else self.index_const(0, e)
+        return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k, e)), e), scalar_ptr, p.lead)
 
     def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
         p = self._subscript_ptr(e)
@@ -873,6 +1101,18 @@ class KernelLowering:
     # resolved once so that `x[j++] += 1` evaluates `j++` once
     def lvalue(self, target: ci.Cursor, e: ci.Cursor) -> object | Ptr:
         target = _strip_parens(target)
+        if target.kind == K.MEMBER_REF_EXPR and member_name(target) in _LANES and children(target):
+            base = _strip(children(target)[0])
+            bt = ct.from_clang(base.type)
+            if bt is not None and bt.kind == "vec":
+                k = _LANES[member_name(target)]
+                if k >= bt.lanes:
+                    raise self.unsupported(f"the lane `{_text(target)}`", e)
+                place = self.lvalue(base, e)
+                return self.lane(place, k, e) if isinstance(place, Ptr) else ("lane", place, k)
+        cell = self._cell(target)
+        if cell is not None:
+            return cell
         if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
             key = decl_key(target.referenced)
             if key not in self.env:
@@ -884,15 +1124,29 @@ class KernelLowering:
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
             return self.load(place, e), place.ctype.elem
+        if isinstance(place, tuple) and place and place[0] == "lane":
+            _, key, k = place
+            vt = self.types[key]
+            return self.vec(self.env[key], vt, e).lanes[k], vt.scalar
         return self.env[place], self.types[place]
 
     def write(self, place: object | Ptr, v: Value, t: CType, e: ci.Cursor) -> tuple[Value, CType]:
         """Store `v` converted to the target's type; returns the value stored (C's result)."""
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
-            stored = self.scalar(self.convert(v, t, place.ctype.elem, e), e)
+            if place.ctype.elem.kind == "vec":
+                stored = self.vec(v, place.ctype.elem, e)
+            else:
+                stored = self.scalar(self.convert(v, t, place.ctype.elem, e), e)
             self.store(place, stored, e)
             return stored, place.ctype.elem
+        if isinstance(place, tuple) and place and place[0] == "lane":  # `v.x = e` on a local vector
+            _, key, k = place
+            vt = self.types[key]
+            old = self.vec(self.env[key], vt, e)
+            lane = self.scalar(self.convert(v, t, vt.scalar, e), e)
+            self.env[key] = Vec(old.lanes[:k] + (lane,) + old.lanes[k + 1:], vt)
+            return lane, vt.scalar
         self.env[place] = self.convert(v, t, self.types[place], e)
         return self.env[place], self.types[place]
 
@@ -1004,15 +1258,15 @@ class KernelLowering:
             values.append(v)
         self.block = saved
         keys = self._changed(outer, envs, e)
+        flat = []
         for block, env, v in zip(blocks, envs, values):
             vals = self._yield_values(block, env, keys, e)
             block.add_op(self._at(scf.YieldOp(v, *vals), e))
-        op = scf.IfOp(cond, [values[0].type] + [outer[k].type if not isinstance(outer[k], Undef)
-                                                 else outer[k].ctype.ir for k in keys], [blocks[0]], [blocks[1]])
+            flat.append(vals)
+        op = scf.IfOp(cond, [values[0].type] + [v.type for v in flat[0]], [blocks[0]], [blocks[1]])
         self.emit(op, e)
         self.env = dict(outer)
-        for key, r in zip(keys, op.results[1:]):
-            self.env[key] = r
+        self._bind_flat(keys, list(op.results[1:]))
         return op.results[0]
 
     def _unary(self, e: ci.Cursor) -> tuple[Value, CType]:
@@ -1065,6 +1319,13 @@ class KernelLowering:
             v, t = self.expr(args[0])
             rt = self.ctype(e.type, e)
             return self.convert(v, t, rt, e), rt
+        rt_vec = ct.from_clang(e.type)
+        if rt_vec is not None and rt_vec.kind == "vec":
+            return self._vector_call(e, callee, args, rt_vec)
+        if callee.kind == K.CXX_METHOD and _group_type(callee.semantic_parent.type) is not None:
+            return _group_method(self, e, callee, args)
+        if name == "sync" and len(args) == 1 and _group_type(args[0].type) is not None:
+            return _group_sync(self, e, self.group(args[0]))
         special = _SPECIAL_CALLS.get(name)
         if special is not None and callee.get_definition() is None:
             return special(self, e, args)
@@ -1174,6 +1435,15 @@ def _strip_parens(cursor: ci.Cursor) -> ci.Cursor:
     return cursor
 
 
+def _breaks(body: ci.Cursor) -> bool:
+    """A `break` of the loop whose body is `body` (not of a nested loop)."""
+    return any(c.kind == K.BREAK_STMT for c in _walk_loop(body))
+
+
+def _returns(s: ci.Cursor) -> bool:
+    return any(c.kind == K.RETURN_STMT for c in walk(s))
+
+
 def _walk_loop(cursor: ci.Cursor):
     """Like walk, without entering nested loops (their `break` is theirs)."""
     yield cursor
@@ -1206,8 +1476,9 @@ def memref_uses(fn: func.FuncOp) -> list[tuple[bool, bool]]:
     for arg in fn.body.blocks[0].args:
         reads = writes = False
         for use in arg.uses:
-            reads |= isinstance(use.operation, memref.LoadOp)
-            writes |= isinstance(use.operation, memref.StoreOp) and use.index == 1
+            atomic = isinstance(use.operation, (memref.AtomicRMWOp, simt.AtomicCasOp))
+            reads |= isinstance(use.operation, memref.LoadOp) or atomic
+            writes |= (isinstance(use.operation, memref.StoreOp) and use.index == 1) or atomic
         found.append((reads, writes))
     return found
 
@@ -1374,3 +1645,91 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     "__heq": _half_compare(B.EQ), "__hne": _half_compare(B.NE), "__hlt": _half_compare(B.LT),
     "__hle": _half_compare(B.LE), "__hgt": _half_compare(B.GT), "__hge": _half_compare(B.GE),
 }
+
+
+# ---------------------------------------------------------------- cooperative_groups
+def _group_type(t: ci.Type) -> Group | None:
+    """The Group of a `cooperative_groups::thread_block` / `thread_block_tile<N>` type."""
+    canon = t.get_canonical()
+    decl = canon.get_declaration()
+    if decl is None or decl.semantic_parent is None or decl.semantic_parent.spelling != "cooperative_groups":
+        return None
+    if decl.spelling == "thread_block":
+        return Group(None)
+    m = re.search(r"thread_block_tile<(\d+)", canon.spelling)
+    return Group(int(m.group(1))) if decl.spelling == "thread_block_tile" and m else None
+
+
+def _linear_thread(lo: KernelLowering, e: ci.Cursor) -> SSAValue:
+    """threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y (i32)."""
+    def builtin(op, dim):
+        return lo.emit1(arith.IndexCastOp(lo.emit1(op(gpu.DimensionAttr(_DIMS[dim])), e), IntegerType(32)), e)
+    bx, by = builtin(gpu.BlockDimOp, "x"), builtin(gpu.BlockDimOp, "y")
+    rank = builtin(gpu.ThreadIdOp, "x")
+    rank = lo.emit1(arith.AddiOp(rank, lo.emit1(arith.MuliOp(builtin(gpu.ThreadIdOp, "y"), bx), e)), e)
+    plane = lo.emit1(arith.MuliOp(bx, by), e)
+    return lo.emit1(arith.AddiOp(rank, lo.emit1(arith.MuliOp(builtin(gpu.ThreadIdOp, "z"), plane), e)), e)
+
+
+def _block_size(lo: KernelLowering, e: ci.Cursor) -> SSAValue:
+    dims = [lo.emit1(arith.IndexCastOp(lo.emit1(gpu.BlockDimOp(gpu.DimensionAttr(_DIMS[d])), e),
+                                      IntegerType(32)), e) for d in "xyz"]
+    return lo.emit1(arith.MuliOp(lo.emit1(arith.MuliOp(dims[0], dims[1]), e), dims[2]), e)
+
+
+def _group_sync(lo: KernelLowering, e: ci.Cursor, group: Group) -> tuple[Value, CType]:
+    if group.size is None:
+        lo.emit(gpu.BarrierOp(), e)
+    else:  # a tile's lanes are all in one warp; every lane of it calls sync
+        lo.emit(simt.SyncWarpOp.create(operands=[lo.constant(FULL_MASK, ct.UINT, e)]), e)
+    return Undef(ct.VOID), ct.VOID
+
+
+def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
+                  args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`g.sync()`, `g.thread_rank()`, `g.size()`, and a tile's `shfl*`/`any`/`all`/`ballot`: the
+    warp intrinsics with the full mask and the tile's width."""
+    kids = children(e)
+    member = kids[0] if kids and kids[0].kind == K.MEMBER_REF_EXPR else None
+    obj = children(member)[0] if member is not None and children(member) else None
+    if obj is None:
+        raise lo.unsupported(f"the call `{_text(e)}`", e)
+    group = lo.group(obj)
+    name = method.spelling
+    if name == "sync":
+        return _group_sync(lo, e, group)
+    if name in ("thread_rank", "size", "meta_group_rank", "meta_group_size"):
+        if group.size is None:
+            value = _linear_thread(lo, e) if name == "thread_rank" else _block_size(lo, e) if name == "size" \
+                else lo.constant(0 if name == "meta_group_rank" else 1, ct.UINT, e)
+        elif name == "size":
+            value = lo.constant(group.size, ct.UINT, e)
+        else:
+            n = lo.constant(group.size, ct.UINT, e)
+            if name == "meta_group_size":  # ceil(block size / N)
+                total = lo.emit1(arith.AddiOp(_block_size(lo, e), lo.constant(group.size - 1, ct.UINT, e)), e)
+                value = lo.emit1(arith.DivUIOp(total, n), e)
+            else:
+                op = arith.RemUIOp if name == "thread_rank" else arith.DivUIOp
+                value = lo.emit1(op(_linear_thread(lo, e), n), e)
+        return value, ct.UINT
+    if group.size is None:
+        raise lo.unsupported(f"`{name}` on a thread block (only tiles shuffle and vote)", e)
+    shuffle = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "xor"}.get(name)
+    mask = lo.constant(FULL_MASK, ct.UINT, e)
+    if shuffle is not None:
+        rt = lo.ctype(e.type, e)
+        v, offset = _arg(lo, args[0], rt), _arg(lo, args[1], ct.INT)
+        width = lo.constant(group.size, ct.INT, e)
+        return lo.emit1(simt.ShuffleOp.create(operands=[v, offset, mask, width], result_types=[rt.ir],
+                                              properties={"mode": StringAttr(shuffle)}), e), rt
+    if name in ("any", "all", "ballot"):
+        if group.size != 32:
+            raise lo.unsupported(f"`{name}` on a tile of {group.size} threads (only 32)", e)
+        pred = lo.to_bool(*lo.expr(args[0]), args[0])
+        result = ct.UINT if name == "ballot" else ct.BOOL
+        v = lo.emit1(simt.VoteOp.create(operands=[pred, mask], result_types=[result.ir],
+                                        properties={"mode": StringAttr(name)}), e)
+        rt = lo.ctype(e.type, e)
+        return lo.convert(v, result, rt, e), rt
+    raise lo.unsupported(f"the cooperative_groups call `{name}`", e)

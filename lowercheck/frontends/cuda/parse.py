@@ -1,5 +1,8 @@
 """Parse a CUDA file with libclang against `shim.h`, and the small cursor helpers the lowering needs.
 
+A KernelBench-style `.py` file (`load_inline(cuda_sources=SRC, ...)`) is parsed as the string `SRC`
+assigned at module level, as an unsaved file; locations map back to the `.py` file's lines.
+
 One translation unit per file and process (`translation_unit` caches it by path and mtime). Real CUDA
 headers do not parse with the bundled clang, so `-nostdinc` and every header a CUDA file commonly
 includes maps to an empty in-memory file: `shim.h` declares what they would have. A clang error is a
@@ -8,8 +11,10 @@ includes maps to an empty in-memory file: `shim.h` declares what they would have
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import os
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -57,6 +62,73 @@ def _unary_kind_fn():
 _TU_CACHE: dict[str, tuple[float, ci.TranslationUnit]] = {}
 
 
+@dataclass(frozen=True)
+class Embedded:
+    """CUDA source held in a Python string: where its first character sits in the `.py` file."""
+
+    py_file: str  # resolved path of the .py file
+    line: int  # 1-based line of the string's first character
+    column: int  # 1-based column of the string's first character on that line
+
+
+# virtual file name (the .py path + ".cu") -> where its text lies in the .py file
+_EMBEDDED: dict[str, Embedded] = {}
+
+
+def embedded_cuda(path: Path) -> tuple[str, Embedded]:
+    """The CUDA source a KernelBench-style file passes to `load_inline(cuda_sources=NAME)`: the
+    module-level string constant assigned to NAME (or the literal itself). UserError if none."""
+    text = path.read_text()
+    shown = str(path)
+    try:
+        tree = ast.parse(text, filename=shown)
+    except SyntaxError as err:
+        where = SourceLocation(shown, err.lineno or 1, err.offset or 1)
+        raise UserError(f"Python syntax error: {err.msg}", where) from None
+    strings: dict[str, ast.Constant] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    strings[target.id] = node.value
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _callee_name(node.func) == "load_inline"):
+            continue
+        for kw in node.keywords:
+            if kw.arg != "cuda_sources":
+                continue
+            value = kw.value
+            if isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) == 1:
+                value = value.elts[0]
+            if isinstance(value, ast.Name) and value.id in strings:
+                value = strings[value.id]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return value.value, _string_start(text, value, str(path.resolve()))
+            raise UserError("`cuda_sources=` is not a module-level string constant lowercheck can read",
+                            SourceLocation(shown, kw.value.lineno, kw.value.col_offset + 1),
+                            hint="assign the CUDA source to a name at module level: `cuda_src = \"\"\"...\"\"\"`")
+    raise UserError(f"{path} calls no `load_inline(cuda_sources=...)`", SourceLocation(shown, 1))
+
+
+def _callee_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _string_start(text: str, node: ast.Constant, py_file: str) -> Embedded:
+    """Where the string's content starts: after its prefix and opening quotes."""
+    line = text.splitlines()[node.lineno - 1]
+    col = node.col_offset  # ast counts UTF-8 bytes; the file's lines are ASCII in practice
+    rest = line[col:]
+    prefix = len(rest) - len(rest.lstrip("rRbBuUfF"))
+    quote = rest[prefix:prefix + 3]
+    width = 3 if quote in ('"""', "'''") else 1
+    return Embedded(py_file, node.lineno, col + prefix + width + 1)
+
+
 def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
     """The parsed file (cached per path and mtime). Raises UserError for a missing file or a C++ error."""
     file = Path(path)
@@ -68,8 +140,14 @@ def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
     if cached and cached[0] == mtime:
         return cached[1]
     unsaved = [(f"{_VIRTUAL_INCLUDE}/{name}", "") for name in _EMPTY_HEADERS]
+    parsed = key
+    if file.suffix == ".py":  # KernelBench style: the CUDA source is a string in the file
+        source, where = embedded_cuda(file)
+        parsed = key + ".cu"
+        _EMBEDDED[parsed] = where
+        unsaved.append((parsed, source))
     try:
-        tu = _index().parse(key, args=_args(), unsaved_files=unsaved)
+        tu = _index().parse(parsed, args=_args(), unsaved_files=unsaved)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
     _raise_first_error(tu, str(file))
@@ -83,7 +161,8 @@ def _raise_first_error(tu: ci.TranslationUnit, shown: str) -> None:
         return
     first = errors[0]
     loc = first.location
-    where = SourceLocation(_shown_name(loc.file.name, shown) if loc.file else shown, loc.line, loc.column)
+    where = (_mapped(loc.file.name, loc.line, loc.column, shown) if loc.file
+             else SourceLocation(shown, loc.line, loc.column))
     more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
     hint = None
     if "file not found" in first.spelling:
@@ -96,14 +175,24 @@ def _shown_name(name: str, shown: str) -> str:
     return shown if Path(name).resolve() == Path(shown).resolve() else name
 
 
+def _mapped(name: str, line: int, column: int, shown: str | None) -> SourceLocation:
+    """A position in a parsed file as the user sees it: in a `.py` file for embedded CUDA."""
+    embedded = _EMBEDDED.get(name)
+    if embedded is not None:
+        py = shown if shown is not None and Path(shown).resolve() == Path(embedded.py_file) else embedded.py_file
+        return SourceLocation(py, embedded.line + line - 1, column + (embedded.column - 1 if line == 1 else 0))
+    if shown is not None:
+        name = _shown_name(name, shown)
+    return SourceLocation(name, line, column)
+
+
 def location(cursor: ci.Cursor, shown: str | None = None) -> SourceLocation:
     """The cursor's position as the user wrote the file name (`shown`) where it is the main file.
     A member access is at its start (`blockIdx.x` at `blockIdx`, as clang's other expressions)."""
     loc = cursor.extent.start if cursor.kind == ci.CursorKind.MEMBER_REF_EXPR else cursor.location
-    name = loc.file.name if loc.file else (shown or "<unknown>")
-    if shown is not None and loc.file is not None:
-        name = _shown_name(name, shown)
-    return SourceLocation(name, loc.line, loc.column)
+    if loc.file is None:
+        return SourceLocation(shown or "<unknown>", loc.line, loc.column)
+    return _mapped(loc.file.name, loc.line, loc.column, shown)
 
 
 # clang's UnaryOperatorKind, as clang_getCursorUnaryOperatorKind returns it.
@@ -172,7 +261,9 @@ def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
         target = children(cursor)[0]
     else:
         return None
-    while target.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(target)) == 1:
+    while (target.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(target)) == 1) or \
+            (target.kind == K.MEMBER_REF_EXPR and children(target)  # `v.x = e` assigns the variable v
+             and children(target)[0].type.get_canonical().kind == ci.TypeKind.RECORD):
         target = children(target)[0]
     return target.referenced if target.kind == K.DECL_REF_EXPR else None
 

@@ -115,6 +115,9 @@ struct float4 { float x, y, z, w; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
 struct double2 { double x, y; };
+struct double4 { double x, y, z, w; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
 __HD__ float2 make_float2(float, float);
 __HD__ float4 make_float4(float, float, float, float);
 __HD__ int2 make_int2(int, int);
@@ -180,7 +183,10 @@ __device__ int __all_sync(unsigned mask, int predicate);
 __LC_ATOMIC_INTS(atomicAdd) __LC_ATOMIC(atomicAdd, float) __LC_ATOMIC(atomicAdd, double)
 __LC_ATOMIC_INTS(atomicMax) __LC_ATOMIC(atomicMax, float) __LC_ATOMIC_INTS(atomicMin) __LC_ATOMIC(atomicMin, float)
 __LC_ATOMIC_INTS(atomicExch) __LC_ATOMIC(atomicExch, float)
-__LC_ATOMIC_INTS(atomicAnd) __LC_ATOMIC_INTS(atomicOr)
+__LC_ATOMIC_INTS(atomicAnd) __LC_ATOMIC_INTS(atomicOr) __LC_ATOMIC_INTS(atomicXor)
+__LC_ATOMIC(atomicSub, int) __LC_ATOMIC(atomicSub, unsigned int)
+__device__ unsigned int atomicInc(unsigned int *address, unsigned int value);
+__device__ unsigned int atomicDec(unsigned int *address, unsigned int value);
 __device__ int atomicCAS(int *address, int compare, int value);
 __device__ unsigned int atomicCAS(unsigned int *address, unsigned int compare, unsigned int value);
 __device__ unsigned long long atomicCAS(unsigned long long *address, unsigned long long compare,
@@ -211,3 +217,91 @@ template <unsigned N> struct thread_block_tile {
 };
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent &parent);
 }  // namespace cooperative_groups
+
+/* The subset of ATen a KernelBench-style host function uses (<torch/extension.h>): a tensor's sizes,
+ * strides, data pointer and options, and allocation like another tensor or with given sizes. The host
+ * reader (host.py) interprets these calls by name. */
+namespace std {
+template <class E> class initializer_list {
+  const E *begin_;
+  size_t size_;
+ public:
+  constexpr initializer_list() noexcept : begin_(nullptr), size_(0) {}
+  constexpr size_t size() const noexcept { return size_; }
+  constexpr const E *begin() const noexcept { return begin_; }
+  constexpr const E *end() const noexcept { return begin_ + size_; }
+};
+}  // namespace std
+namespace c10 {
+enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+enum class DeviceType { CPU, CUDA };
+struct Device { Device(DeviceType type = DeviceType::CUDA, int index = 0); };
+struct IntArrayRef {
+  IntArrayRef(std::initializer_list<int64_t> sizes);
+  int64_t operator[](size_t i) const;
+  size_t size() const;
+};
+struct TensorOptions {
+  TensorOptions();
+  TensorOptions(ScalarType dtype);
+  TensorOptions dtype(ScalarType dtype) const;
+  TensorOptions device(Device device) const;
+  TensorOptions device(DeviceType type, int index = 0) const;
+  TensorOptions requires_grad(bool flag) const;
+};
+}  // namespace c10
+namespace at {
+using c10::Device;
+using c10::DeviceType;
+using c10::IntArrayRef;
+using c10::ScalarType;
+using c10::TensorOptions;
+constexpr ScalarType kFloat = ScalarType::Float, kFloat32 = ScalarType::Float, kFloat16 = ScalarType::Half,
+                     kHalf = ScalarType::Half, kBFloat16 = ScalarType::BFloat16, kDouble = ScalarType::Double,
+                     kFloat64 = ScalarType::Double, kInt = ScalarType::Int, kInt32 = ScalarType::Int,
+                     kLong = ScalarType::Long, kInt64 = ScalarType::Long, kBool = ScalarType::Bool;
+constexpr DeviceType kCUDA = DeviceType::CUDA, kCPU = DeviceType::CPU;
+class Tensor {
+ public:
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t numel() const;
+  int64_t dim() const;
+  IntArrayRef sizes() const;
+  template <class T> T *data_ptr() const;
+  void *data_ptr() const;
+  template <class T> T *data() const;
+  TensorOptions options() const;
+  ScalarType scalar_type() const;
+  ScalarType dtype() const;
+  Device device() const;
+  bool is_cuda() const;
+  bool is_contiguous() const;
+  Tensor contiguous() const;
+};
+Tensor empty(IntArrayRef sizes, TensorOptions options = {});
+Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
+Tensor ones(IntArrayRef sizes, TensorOptions options = {});
+Tensor empty_like(const Tensor &like);
+Tensor empty_like(const Tensor &like, TensorOptions options);
+Tensor zeros_like(const Tensor &like);
+Tensor zeros_like(const Tensor &like, TensorOptions options);
+Tensor ones_like(const Tensor &like);
+}  // namespace at
+namespace at {
+namespace cuda {
+cudaStream_t getCurrentCUDAStream(int device = -1);
+}  // namespace cuda
+}  // namespace at
+namespace c10 {
+namespace cuda {
+cudaStream_t getCurrentCUDAStream(int device = -1);
+}  // namespace cuda
+}  // namespace c10
+namespace torch {
+using namespace at;
+}  // namespace torch
+#define TORCH_CHECK(cond, ...) ((void)0)
+#define AT_ASSERTM(cond, ...) ((void)0)
+#define C10_CUDA_KERNEL_LAUNCH_CHECK() ((void)0)
+#define TORCH_EXTENSION_NAME lowercheck_extension

@@ -18,7 +18,7 @@ from lowercheck.frontends import cuda
 from lowercheck.frontends.base import Binding, TensorArg
 
 HERE = Path(__file__).parent
-INPUTS = sorted((HERE / "inputs").glob("*.cu"))
+INPUTS = sorted((HERE / "inputs").glob("*.cu")) + sorted((HERE / "inputs").glob("*.py"))
 FILECHECK = Path(sys.executable).with_name("filecheck")
 # Inputs whose checks need shapes from a binding.
 BINDINGS = {
@@ -111,9 +111,16 @@ def test_recursion_is_unsupported(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("body, construct", [
-    ("atomicAdd(x, 1.0f);", "atomicAdd"),
-    ("__shared__ float buf[32]; buf[0] = 1.0f;", "__shared__"),
-    ("for (int j = 0; j < n; j++) { if (j == 3) break; x[j] = 0; }", "`break`"),
+    ("switch (n) { case 1: x[0] = 1.0f; }", "`switch`"),
+    ("atomicInc((unsigned*)x, 1u);", "atomicInc"),
+    ("float* p = x; if (n > 0) p = x + 1; *p = 1.0f;", "pointer variable assigned under control flow"),
+    ("float a[2][2] = {{1, 2}, {3, 4}};", "multi-dimensional local array"),
+    ("auto t = cooperative_groups::tiled_partition<16>(cooperative_groups::this_thread_block()); "
+     "x[0] = t.any(n > 0);", "tile of 16 threads"),
+    ("extern __shared__ char smem[]; float* s = reinterpret_cast<float*>(smem); s[0] = x[0];",
+     "conversion between"),
+    ("float s = x[0]; float r = s < 0 ? s : __shfl_sync(0xffffffffu, s, 0u); x[0] = r; goto end; end: ;",
+     "`goto`"),
 ])
 def test_unsupported_constructs(tmp_path: Path, body: str, construct: str) -> None:
     path = _write(tmp_path, "u.cu", "__global__ void k(float* x, int n) {\n  " + body + "\n}\n"
@@ -150,3 +157,60 @@ def test_declaration_groups(tmp_path: Path) -> None:
                   "void run(float* x, int n) { k<<<1, 32>>>(x, n); }\n")
     text = ir.print_ir(cuda.lower(path))
     assert "arith.constant 2 : i32" in text and "memref.store" in text
+
+
+KERNELBENCH = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+src = """
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 2.0f;
+}
+torch::Tensor twice(torch::Tensor x) {
+  auto y = torch::zeros_like(x);
+  int n = x.numel();
+  k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+"""
+mod = load_inline(name="m", cpp_sources="torch::Tensor twice(torch::Tensor x);", cuda_sources=src,
+                  functions=["twice"])
+'''
+
+
+def test_load_inline_file_is_cuda(tmp_path: Path) -> None:
+    from lowercheck.frontends import language_of
+
+    path = _write(tmp_path, "kb.py", KERNELBENCH)
+    assert language_of(str(path)) == "cuda"
+    [entry] = cuda.entries(path)
+    assert (entry.name, entry.location.line, entry.launches) == ("twice", 9, ("k",))
+    assert [(p.name, p.kind) for p in entry.params] == [("x", "buffer")]
+
+
+def test_load_inline_binding_shapes(tmp_path: Path) -> None:
+    path = _write(tmp_path, "kb.py", KERNELBENCH)
+    binding = Binding(args={"x": TensorArg(("m", "n"), "float32")})
+    entry = cuda.lower(path, None, binding).ops.first
+    params = {p.pname: (p.role.data, [s.data for s in p.shape]) for p in entry.params}
+    assert params == {"x": ("in", ["m", "n"]), "return0": ("out", ["m", "n"])}
+    assert entry.launches[0].arg_exprs == ["x", "return0", "m*n"]
+
+
+def test_load_inline_errors_name_python_lines(tmp_path: Path) -> None:
+    broken = KERNELBENCH.replace("y[i] = x[i] * 2.0f;", "y[i] = x[i] * 2.0f")
+    with pytest.raises(UserError) as err:
+        cuda.lower(_write(tmp_path, "bad.py", broken))
+    assert (err.value.location.file.endswith("bad.py"), err.value.location.line) == (True, 7)
+    unsupported = KERNELBENCH.replace("y[i] = x[i] * 2.0f;", "switch (n) { default: y[i] = 1.0f; }")
+    with pytest.raises(Unsupported, match="switch") as err:
+        cuda.lower(_write(tmp_path, "unsup.py", unsupported))
+    assert (err.value.location.file.endswith("unsup.py"), err.value.location.line) == (True, 7)
+
+
+def test_cli_exit_code_for_unsupported(tmp_path: Path) -> None:
+    path = _write(tmp_path, "u.cu", "__global__ void k(float* x, int n) {\n  switch (n) { default: x[0] = 1; }\n}\n"
+                                    "void run(float* x, int n) { k<<<1, 32>>>(x, n); }\n")
+    result = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(path)], capture_output=True, text=True)
+    assert result.returncode == 3 and "u.cu:2:" in result.stderr + result.stdout
