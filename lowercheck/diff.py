@@ -158,7 +158,7 @@ def diff(options: DiffOptions) -> Report:
     if languages[first] not in TYPED_LANGUAGES:
         _require_spec_for_untyped(paths[first], entries[first], candidates[first], binding)
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
-    size_names = list(spec.sizes) or [p.pname for p in sides[first].params() if p.role.data == "size"]
+    size_names = list(spec.sizes) or _size_names(sides[first])
     if not size_names:
         raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
     tiles = infer.tile_sizes([sides[first].module])
@@ -198,6 +198,21 @@ def diff(options: DiffOptions) -> Report:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
+
+
+def _size_names(side: SideInfo) -> list[str]:
+    """The entry's integer size parameters; for an entry that takes only tensors (a KernelBench host
+    function), the names its tensor shapes are written in (`x_size0`, ...)."""
+    names = [p.pname for p in side.params() if p.role.data == "size"]
+    if names:
+        return names
+    found: list[str] = []
+    for p in side.params():
+        for dim in p.shape.data:
+            for name in symbolic.params_of([symbolic.parse(dim.data)]):
+                if name not in found:
+                    found.append(name)
+    return found
 
 
 def _require_spec_for_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding) -> None:
@@ -397,7 +412,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     src_params = {p.pname: p for p in source.params()}
     pairs = [dynamic.OutputPair(s, t, for_dtype(dtype_name(src_params[s]))) for s, t in outputs if s in src_params]
     plans = [_plan(sides, correspondence, sizes, options.seed + index) for index, sizes in enumerate(sweep)]
-    batches = {name: [_request(sides[name].at(sizes), plan[name], options) for plan, sizes in zip(plans, sweep)]
+    batches = {name: [_request(sides[name].at(sizes), plan[name], options, sizes) for plan, sizes in zip(plans, sweep)]
                for name in ("source", "target")}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb)
@@ -481,11 +496,11 @@ def is_argument(side: SideInfo, param: ParamOp) -> bool:
     return side.language == "cuda" or not _RETURNED.match(param.pname)
 
 
-def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions) -> RunRequest:
+def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: Mapping[str, int]) -> RunRequest:
     env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
     return RunRequest(language=side.language, path=side.path, entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
-                      args=args, seed=options.seed, options={"env": env})
+                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes)})
 
 
 def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:

@@ -210,15 +210,24 @@ def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]
     state.values[op.results[0]] = Tile(result, dims if rank else (), sources_of(*args))
 
 
+def _size_divisor(b: sympy.Basic, what: str) -> None:
+    """A divisor must be a positive constant, or an expression of sizes only (sizes are >= 1): then
+    the index is quasi-affine once the sizes are fixed, and checked per swept size."""
+    if b.is_Integer:
+        if b <= 0:
+            raise ValueError(f"{what} by a non-positive constant")
+        return
+    if any(symbolic.tag_of(v) is not symbolic.Tag.PARAM for v in b.free_symbols) or not b.free_symbols:
+        raise ValueError(f"{what} by a value that varies between work items")
+
+
 def _floordiv(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
-    if not (b.is_Integer and b > 0):
-        raise ValueError("division by a non-constant")
+    _size_divisor(b, "division")
     return sympy.floor(a / b)
 
 
 def _mod(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
-    if not (b.is_Integer and b > 0):
-        raise ValueError("remainder by a non-constant")
+    _size_divisor(b, "remainder")
     return sympy.Mod(a, b)
 
 

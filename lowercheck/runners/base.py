@@ -24,6 +24,8 @@ class RunRequest:
     # int or float for scalars.
     args: dict[str, Any]
     seed: int = 0
+    # "env": environment variables for the child; "sizes": the size binding of this run (launch
+    # expressions may name sizes that are no parameter, e.g. a KernelBench tensor's `x_size0`).
     options: dict[str, Any] = field(default_factory=dict)
 
 
