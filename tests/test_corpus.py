@@ -38,8 +38,19 @@ def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
     doc = json.loads(report.read_text())
     found = {f["code"] for f in doc["findings"] if f["severity"] == "error"}
     context = f"{case['description']}\n{done.stdout}\n{done.stderr}"
-    assert doc["verdict"] == case["verdict"], context
-    assert done.returncode == EXIT[case["verdict"]], context
-    assert set(case["codes"]) <= found, context
-    if case["verdict"] == "equivalent":
-        assert not found, context
+    problems = []
+    if doc["verdict"] != case["verdict"]:
+        problems.append(f"verdict {doc['verdict']}, expected {case['verdict']}")
+    if done.returncode != EXIT[case["verdict"]]:
+        problems.append(f"exit code {done.returncode}")
+    if not set(case["codes"]) <= found:
+        problems.append(f"missing {sorted(set(case['codes']) - found)}")
+    if case["verdict"] == "equivalent" and found:
+        problems.append(f"false positives {sorted(found)}")
+    # A case lowercheck is known not to get right yet says why in `known_gap`: it must still fail
+    # (strict), so the marker goes as soon as the gap is closed.
+    if "known_gap" in case:
+        if not problems:
+            pytest.fail(f"known gap closed, remove `known_gap` from the case: {case['known_gap']}")
+        pytest.xfail(f"{case['known_gap']} ({'; '.join(problems)})")
+    assert not problems, "; ".join(problems) + "\n" + context
