@@ -242,6 +242,22 @@ def _lc211():
     Fix: allocate the output."""
 
 
+@_code("LC212", Severity.ERROR, "warp-synchronous op with a wrong mask or an inactive lane")
+def _lc212():
+    """What it checks: every `__shfl*_sync`, `__ballot_sync`/`__any_sync`/`__all_sync` and
+    `__syncwarp` is executed by exactly the lanes its mask names, and a shuffle reads an active lane
+    inside the mask.
+
+    Why it matters: the value read from an inactive or excluded lane is undefined; the kernel works
+    on one GPU generation and breaks on the next (independent thread scheduling since Volta).
+
+    Example: a warp reduction with mask `0x0000ffff` whose `__shfl_down_sync(mask, v, 16)` reads
+    lanes 16..31.
+
+    Fix: use the mask of the lanes that actually execute the op (often `0xffffffff`), or
+    `__activemask()` where the set is data-dependent."""
+
+
 @_code("LC301", Severity.ERROR, "values differ beyond tolerance")
 def _lc301():
     """What it checks: the outputs of both sides on the same inputs agree within the tolerance for

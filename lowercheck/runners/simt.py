@@ -17,17 +17,43 @@ Types keep their width: fp32 stays `np.float32`, f16 is `np.float16`, bf16 is `m
 integers wrap (i32 is `np.int32`; unsigned ops view the bits as `np.uint32`), `index` is `np.int64`,
 i1 is `np.bool_`.
 
-`gpu.barrier` needs no work: each op runs for every lane of the chunk before the next op starts, so
-every store before a barrier is visible to every load after it. Shared memory, atomics and
-`memref.alloca` are `Unsupported` (the front end rejects `__shared__` too).
+Memory: a kernel parameter is a flat global buffer; `memref.alloca` in address space 3 is shared
+memory, one array per block of the chunk (lanes index it by their block); `memref.alloca` without a
+memory space is per thread. Scratch memory starts out holding the poison pattern, like an output.
+
+Barriers and races: each op runs for every lane of the chunk before the next op starts, so every store
+before a `gpu.barrier` is visible to every load after it, and lockstep hides a missing barrier. The
+checks therefore look at who touched what instead of at values (each a `RunEvent`, one per op):
+
+- LC207: within one barrier interval, two threads of a block touch one shared element and one of
+  them writes (each shared element remembers two distinct readers and writers since the last barrier);
+- LC203: two threads of a launch store to one global element (a per-buffer last-writer array);
+- LC208: a block reaches a `gpu.barrier` with some but not all of its threads active;
+- LC210: a load of a shared or local element never written, or of an output element never written
+  (it still holds the poison the driver filled it with);
+- LC209: an i32 `arith.addi/subi/muli` that wraps, on a value that ends up as an index (it reaches
+  a sign-extending cast through i32 arith ops); the result still wraps, as on the GPU;
+- LC207 too for warp operations (`simt.shuffle/vote/syncwarp`) whose mask leaves out a lane that runs
+  them or names a lane that does not, and shuffles that read such a lane. The hardware leaves that
+  value undefined; the emulator gives the reading lane its own value.
+
+`extern __shared__` (`memref<?xT, 3>`) has the launch's `shared_bytes` / sizeof(T) elements when the
+launch gives them, else the alloca's operand. Warps are 32 consecutive linear thread ids of a block
+(a block whose size is not a multiple of 32 ends with a partial warp). Atomics (`memref.atomic_rmw`,
+`simt.atomic_cas`) apply one thread at a time in a random order drawn from `request.seed`, each
+thread getting the old value, so float sums depend on the seed as on hardware.
+
+Option `shadow_f64`: every float type computes and is stored as float64 (an oracle for the fp32 run);
+outputs come back as float64.
 """
 
 from __future__ import annotations
 
 import math as pymath
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
-from functools import cache
+from functools import cache, cached_property
 from time import perf_counter
 from typing import Any
 
@@ -51,7 +77,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from lowercheck import ir, symbolic
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import Unsupported, UserError
-from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
+from lowercheck.dialects.simt import AtomicCasOp, ShuffleOp, SyncWarpOp, VoteOp
+from lowercheck.runners import poison
+from lowercheck.runners.base import OutOfBounds, RunEvent, RunRequest, RunResult
 
 Mask = np.ndarray | None  # active lanes; None: all lanes of the chunk
 
@@ -63,6 +91,8 @@ class SimtOptions:
     max_oob_events: int = 20  # OutOfBounds events kept (all are counted in `oob_total`)
     chunk_threads: int = 1 << 20  # at most this many threads run in lockstep
     value_budget_bytes: int = 1 << 30  # lowers the chunk for kernels with many SSA values
+    max_events: int = 100  # RunEvents kept; each (code, op, kind of problem) is reported once
+    shadow_f64: bool = False  # compute and store every float type as float64 (see the module docstring)
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> SimtOptions:
@@ -87,16 +117,23 @@ def run(request: RunRequest) -> RunResult:
         raise UserError(f"no kernel.entry @{request.entry} in the IR")
     kernels = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
 
-    machine = _Machine(SimtOptions.from_options(request.options), np.random.default_rng(request.seed))
-    buffers, scalars = _bind_params(entry.params, request.args)
-    for launch in entry.launches:
-        callee = launch.callee.root_reference.data
-        if callee not in kernels:
-            raise UserError(f"kernel.launch @{callee}: no func.func @{callee} in the IR")
-        machine.launch(kernels[callee], launch, buffers, scalars)
+    options = SimtOptions.from_options(request.options)
+    machine = _Machine(options, np.random.default_rng(request.seed))
+    token = _SHADOW.set(options.shadow_f64)
+    try:
+        buffers, scalars = _bind_params(entry.params, request.args)
+        # Launch expressions may name sizes that are no parameter (a KernelBench tensor's `x_size0`).
+        scalars = {**request.options.get("sizes", {}), **scalars}
+        for launch in entry.launches:
+            callee = launch.callee.root_reference.data
+            if callee not in kernels:
+                raise UserError(f"kernel.launch @{callee}: no func.func @{callee} in the IR")
+            machine.launch(kernels[callee], launch, buffers, scalars)
+    finally:
+        _SHADOW.reset(token)
 
     result = RunResult(outputs={name: buf.result() for name, buf in buffers.items() if buf.returned},
-                       oob=machine.oob, wall_s=perf_counter() - start)
+                       oob=machine.oob, wall_s=perf_counter() - start, events=machine.events)
     result.oob_total = machine.oob_total
     return result
 
@@ -111,6 +148,7 @@ _UNSIGNED = {np.dtype(np.int8): np.dtype(np.uint8), np.dtype(np.int16): np.dtype
              np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64),
              np.dtype(np.bool_): np.dtype(np.uint8)}
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_SHADOW: ContextVar[bool] = ContextVar("shadow_f64", default=False)  # set by `run` for one request
 
 
 def dtype_of(t: Attribute) -> np.dtype:
@@ -120,7 +158,7 @@ def dtype_of(t: Attribute) -> np.dtype:
     if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
         return _INT_DTYPES[t.width.data]
     if type(t) in _FLOAT_DTYPES:
-        return _FLOAT_DTYPES[type(t)]
+        return np.dtype(np.float64) if _SHADOW.get() else _FLOAT_DTYPES[type(t)]
     raise Unsupported(f"the SIMT emulator has no numpy type for {t}")
 
 
@@ -162,6 +200,17 @@ class _Buffer:
     data: np.ndarray
     given: np.dtype | None  # dtype of the caller's array when it was viewed, to view results back
     returned: bool = True
+    # outputs: True where the element still holds the poison it arrived with (LC210 on a load)
+    unwritten: np.ndarray | None = None
+    space = "global"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.data.size,)
+
+    @property
+    def extent(self) -> int:
+        return self.data.size
 
     def result(self) -> np.ndarray:
         out = self.data.copy()
@@ -174,7 +223,85 @@ class _Buffer:
         if self.data.nbytes % dtype.itemsize:
             raise UserError(f"the buffer `{self.name}` ({self.data.nbytes} bytes) cannot be read as "
                             f"{dtype} elements")
-        return _Buffer(self.name, self.data.view(dtype), None, self.returned)
+        same = dtype.itemsize == self.data.dtype.itemsize
+        return _Buffer(self.name, self.data.view(dtype), None, self.returned,
+                       self.unwritten if same else None)
+
+
+class _Scratch:
+    """Memory the kernel allocates: shared (`space` "shared", one array per block of the chunk) or
+    local (one per thread). `data` is flat: instance-major, then the row-major element index.
+
+    Shared arrays also keep, for the current barrier interval, up to two distinct threads (id + 1; 0
+    for none) that read and that wrote each element: a second thread touching an element that another
+    thread wrote, or writing one that another read, is a race (LC207). Reads before the interval's
+    first write cannot race yet: they wait in `pending` and join the readers only if a write comes
+    (the read-only phases of a tiled kernel then cost nothing)."""
+
+    def __init__(self, name: str, space: str, shape: tuple[int, ...], dtype: np.dtype, instances: int,
+                 block_threads: int):
+        self.name, self.space, self.shape = name, space, shape
+        self.instances = instances
+        self.extent = pymath.prod(shape)
+        self.data = poison.fill(np.empty(instances * self.extent, dtype))
+        self.written = np.zeros(self.data.size, np.bool_)
+        self.complete = False  # every element written: no read can be uninitialised any more
+        self._base: np.ndarray | None = None
+        if space == "shared":
+            tracker = np.int16 if block_threads < (1 << 15) - 1 else np.int32
+            self.readers = np.zeros((2, self.data.size), tracker)
+            self.writers = np.zeros((2, self.data.size), tracker)
+            self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+            self.wrote = False  # a write happened in the current interval
+
+    def base(self, chunk: _Chunk) -> np.ndarray:
+        """Each lane's first element of its own instance."""
+        if self._base is None:
+            instance = chunk.lane_slot if self.space == "shared" else np.arange(chunk.n, dtype=np.int64)
+            self._base = instance * self.extent
+        return self._base
+
+    def join(self, rows: np.ndarray, address: np.ndarray, thread: np.ndarray) -> None:
+        """Add `thread` (id + 1) to the first two distinct readers or writers (`rows`) of each element."""
+        first, second = rows
+        fresh = first[address] == 0
+        first[address[fresh]] = thread[fresh]
+        another = (first[address] != thread) & (second[address] == 0)
+        second[address[another]] = thread[another]
+
+    def join_pending(self) -> None:
+        for address, thread in self.pending:
+            self.join(self.readers, address, thread)
+        self.pending = []
+
+    def new_interval(self, slots: np.ndarray) -> None:
+        """A barrier ended the interval of the blocks in `slots` (positions in the chunk)."""
+        self.complete = self.complete or bool(self.written.all())
+        if len(slots) == self.instances:
+            self.pending, self.wrote = [], False
+            if self.readers.any() or self.writers.any():
+                self.readers.fill(0)
+                self.writers.fill(0)
+            return
+        self.join_pending()  # blocks that did not arrive keep their interval going
+        rows = (slots[:, None] * self.extent + np.arange(self.extent)).ravel()
+        self.readers[:, rows] = 0
+        self.writers[:, rows] = 0
+
+    def new_warp_interval(self, synced: np.ndarray, warps_per_block: int) -> None:
+        """`__syncwarp` orders the accesses of the lanes it synchronised: forget the elements that
+        only threads of one warp touched, all of them lanes in `synced` (bits per warp of the chunk)."""
+        self.join_pending()
+        seen = np.concatenate([self.readers, self.writers]).astype(np.int64)  # thread + 1, 0: none
+        touched = seen != 0
+        slot = np.arange(self.data.size, dtype=np.int64) // self.extent
+        warp = np.where(touched, slot * warps_per_block + (seen - 1) // 32, -1)
+        lane_bit = np.uint64(1) << ((seen - 1) % 32).astype(np.uint64)
+        covered = ~touched | ((synced[np.maximum(warp, 0)] & lane_bit) != 0)
+        one_warp = warp.max(axis=0) == np.where(touched, warp, warp.max(axis=0)).min(axis=0)
+        forget = touched.any(axis=0) & covered.all(axis=0) & one_warp
+        self.readers[:, forget] = 0
+        self.writers[:, forget] = 0
 
 
 def _bind_params(params: Sequence[ParamOp], args: dict[str, Any]) -> tuple[dict[str, _Buffer],
@@ -198,11 +325,14 @@ def _bind_params(params: Sequence[ParamOp], args: dict[str, Any]) -> tuple[dict[
             buffers[name] = _Buffer(name, _temp_array(param, scalars, dtype), None, returned=False)
             continue
         array = np.ascontiguousarray(args[name]).reshape(-1)
+        unwritten = poison.mask(array) if param.role.data == "out" else None
         given = None
         if array.dtype != dtype and array.dtype.itemsize == dtype.itemsize and \
                 array.dtype.kind in "iub" and dtype.kind in "iub":
             given, array = array.dtype, array.view(dtype)
-        buffers[name] = _Buffer(name, array.astype(dtype, copy=True), given)
+        with np.errstate(invalid="ignore"):  # poison NaNs widen to float64 in shadow mode
+            data = array.astype(dtype, copy=True)
+        buffers[name] = _Buffer(name, data, given, unwritten=unwritten)
     return buffers, scalars
 
 
@@ -235,13 +365,35 @@ def _evaluate(text: str, values: dict[str, int | float]) -> int | float:
 
 
 class _Machine:
-    """State that outlives one chunk: the block-order generator and the out-of-bounds record."""
+    """State that outlives one chunk: the block- and atomic-order generator, the out-of-bounds record,
+    the events, and per launch the last writer of every global element (LC203)."""
 
     def __init__(self, options: SimtOptions, rng: np.random.Generator):
         self.options = options
         self.rng = rng
         self.oob: list[OutOfBounds] = []
         self.oob_total = 0
+        self.events: list[RunEvent] = []
+        self._reported: set[tuple[Any, ...]] = set()
+        self.writers: dict[tuple[str, np.dtype], np.ndarray] = {}  # global thread id + 1; 0: none
+        self.index_ops: dict[Operation, bool] = {}  # LC209: does this i32 op's result become an index?
+        self.threads_in_launch = 0
+
+    def emit(self, code: str, op: Operation, message: str, buffer: str | None = None,
+             where: dict[str, int] | None = None, kind: str = "") -> None:
+        """Record a RunEvent, once per (code, op, kind) and at most `max_events` in all."""
+        key = (code, id(op), kind)
+        if key in self._reported or len(self.events) >= self.options.max_events:
+            return
+        self._reported.add(key)
+        loc = op.location
+        location = (loc.filename.data, loc.line.data, loc.column.data) \
+            if isinstance(loc, FileLineColLoc) else None
+        self.events.append(RunEvent(code, message, buffer, {k: int(v) for k, v in (where or {}).items()},
+                                    location))
+
+    def reported(self, code: str, op: Operation, kind: str = "") -> bool:
+        return (code, id(op), kind) in self._reported
 
     def launch(self, kernel: func.FuncOp, launch: LaunchOp, buffers: dict[str, _Buffer],
                scalars: dict[str, int | float]) -> None:
@@ -254,12 +406,19 @@ class _Machine:
         blocks, threads = pymath.prod(grid), pymath.prod(block)
         if blocks == 0:
             return
+        shared_text = launch.properties.get("shared_bytes")
+        shared_bytes = None
+        if shared_text is not None:
+            text = shared_text.data if hasattr(shared_text, "data") else str(shared_text)
+            shared_bytes = int(_evaluate(str(text), scalars))
+        self.writers = {}
+        self.threads_in_launch = blocks * threads
         values = sum(len(op.results) for op in kernel.walk()) + len(kernel.body.block.args)
         lanes = min(self.options.chunk_threads, self.options.value_budget_bytes // (8 * max(values, 1)))
         per_chunk = max(1, lanes // threads)
         order = self.rng.permutation(blocks)
         for first in range(0, blocks, per_chunk):
-            chunk = _Chunk(self, order[first:first + per_chunk], grid, block)
+            chunk = _Chunk(self, order[first:first + per_chunk], grid, block, shared_bytes)
             chunk.run_block(kernel.body.block, args, None)
 
     @staticmethod
@@ -284,7 +443,8 @@ class _Machine:
                           else np.array(value, dtype))
         return values
 
-    def record(self, chunk: _Chunk, buf: _Buffer, kind: str, index: np.ndarray, bad: np.ndarray) -> None:
+    def record(self, chunk: _Chunk, buf: _Buffer | _Scratch, kind: str, index: np.ndarray,
+               bad: np.ndarray) -> None:
         lanes = np.flatnonzero(bad)
         self.oob_total += len(lanes)
         room = self.options.max_oob_events - len(self.oob)
@@ -293,7 +453,7 @@ class _Machine:
         lanes = lanes[np.lexsort((chunk.lane_thread[lanes], chunk.lane_block[lanes]))][:room]
         for lane in lanes:
             self.oob.append(OutOfBounds(buffer=buf.name, kind=kind, index=int(index[lane]),
-                                        extent=int(buf.data.size),
+                                        extent=int(buf.extent),
                                         where={"block": int(chunk.lane_block[lane]),
                                                "thread": int(chunk.lane_thread[lane])}))
 
@@ -301,18 +461,45 @@ class _Machine:
 class _Chunk:
     """Whole blocks running in lockstep: one lane per thread, one environment of SSA values."""
 
-    def __init__(self, machine: _Machine, blocks: np.ndarray, grid: list[int], block: list[int]):
+    def __init__(self, machine: _Machine, blocks: np.ndarray, grid: list[int], block: list[int],
+                 shared_bytes: int | None = None):
         self.machine = machine
         threads = pymath.prod(block)
+        self.threads = threads  # per block
+        self.slots = len(blocks)
         self.n = len(blocks) * threads
+        self.shared_bytes = shared_bytes  # of `extern __shared__`, when the launch gives it
+        self.scratch: list[_Scratch] = []  # shared arrays allocated so far (barriers reset them)
         # Linear ids: block = x + gx*(y + gy*z), thread = x + bx*(y + by*z).
         self.lane_block = np.repeat(blocks.astype(np.int64), threads)
         self.lane_thread = np.tile(np.arange(threads, dtype=np.int64), len(blocks))
+        self.warps = self.slots * -(-threads // 32)
         self.block_id = _split(self.lane_block, grid)
         self.thread_id = _split(self.lane_thread, block)
         self.grid_dim = [np.array(g, np.int64) for g in grid]
         self.block_dim = [np.array(b, np.int64) for b in block]
         self.env: dict[SSAValue, Any] = {}
+
+    # Lane facts only some kernels need, computed on first use.
+    @cached_property
+    def lane_slot(self) -> np.ndarray:
+        """Each lane's block as a position in the chunk (the instance of shared memory it sees)."""
+        return np.repeat(np.arange(self.slots, dtype=np.int64), self.threads)
+
+    @cached_property
+    def lane_gid(self) -> np.ndarray:
+        """Each lane's thread id in the launch, plus one (0 stands for no thread)."""
+        gid = self.lane_block * self.threads + self.lane_thread + 1
+        return gid.astype(np.int32) if self.machine.threads_in_launch < 2 ** 31 - 1 else gid
+
+    @cached_property
+    def lane_id(self) -> np.ndarray:
+        return self.lane_thread % 32
+
+    @cached_property
+    def lane_warp(self) -> np.ndarray:
+        """Each lane's warp, numbered across the chunk."""
+        return self.lane_slot * (self.warps // self.slots) + self.lane_thread // 32
 
     def get(self, value: SSAValue) -> Any:
         return self.env[value]
@@ -456,6 +643,57 @@ _INT_UNSIGNED = {
 }
 _elementwise(_INT_SIGNED, _signed_int)
 _elementwise(_INT_UNSIGNED, _unsigned_int)
+
+_WRAPPING = {arith.AddiOp: (np.add, "+"), arith.SubiOp: (np.subtract, "-"), arith.MuliOp: (np.multiply, "*")}
+
+
+def _becomes_index(machine: _Machine, op: Operation) -> bool:
+    """Whether an i32 op's result reaches a sign-extending cast (an index) through i32 arith ops
+    (`(i * stride) % n` counts)."""
+    known = machine.index_ops.get(op)
+    if known is None:
+        known = machine.index_ops[op] = False  # cycles (loops) cannot make it true by themselves
+        for use in op.results[0].uses:
+            user = use.operation
+            if isinstance(user, (arith.IndexCastOp, arith.ExtSIOp)) or \
+                    (user.name.startswith("arith.") and len(user.results) == 1 and
+                     user.results[0].type == IntegerType(32) and _becomes_index(machine, user)):
+                known = machine.index_ops[op] = True
+                break
+    return known
+
+
+def _checked_index_arith(op_type: type[Operation]) -> Rule:
+    """i32 +, -, * that wrap, as C's do; LC209 when the wrapped value is used as an index."""
+    fn, symbol = _WRAPPING[op_type]
+    compute = _signed_int(fn)
+
+    def rule(chunk: _Chunk, op: Operation, mask: Mask) -> Sequence[Any]:
+        a, b = (np.asarray(chunk.env[v]) for v in op.operands)
+        result = np.asarray(compute(a, b))
+        if result.dtype != np.int32 or chunk.machine.reported("LC209", op) or \
+                not _becomes_index(chunk.machine, op):
+            return (result,)
+        x, y = (max(abs(int(v.min())), abs(int(v.max()))) if v.size else 0 for v in (a, b))
+        if max(x * y, x + y) < 2 ** 31 - 1:  # no lane can wrap
+            return (result,)
+        exact = fn(a.astype(np.int64), b.astype(np.int64))
+        wrapped = chunk.lanes(exact != result) & _active(chunk, mask)
+        if wrapped.any():
+            lane = _first_lane(chunk, np.flatnonzero(wrapped))
+            x, y = int(chunk.lanes(a)[lane]), int(chunk.lanes(b)[lane])
+            chunk.machine.emit(
+                "LC209", op, f"i32 `{op.name}` wraps: {x} {symbol} {y} = {int(chunk.lanes(exact)[lane])} "
+                f"does not fit in int32 (it became {int(chunk.lanes(result)[lane])}) and the result is used "
+                f"as an index (thread {chunk.lane_thread[lane]} of block {chunk.lane_block[lane]})",
+                where={"block": chunk.lane_block[lane], "thread": chunk.lane_thread[lane],
+                       "lhs": x, "rhs": y})
+        return (result,)
+    return rule
+
+
+for _op_type in _WRAPPING:
+    _RULES[_op_type] = _checked_index_arith(_op_type)
 
 
 def _bit_length(u: np.ndarray) -> np.ndarray:
@@ -696,7 +934,13 @@ def _float_to_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 def _bitcast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    return np.ascontiguousarray(x).view(dtype)
+    x = np.ascontiguousarray(x)
+    if x.dtype.itemsize != dtype.itemsize:  # shadow_f64: the float side is float64, not its C type
+        c_float = {2: np.float16, 4: np.float32}
+        if x.dtype == np.float64:
+            return x.astype(c_float[dtype.itemsize]).view(dtype)
+        return x.view(c_float[x.dtype.itemsize]).astype(dtype)
+    return x.view(dtype)
 
 
 _rule(arith.IndexCastOp, arith.ExtSIOp)(_cast(_sext))
@@ -744,59 +988,486 @@ _rule(gpu.BlockDimOp)(_id("block_dim"))
 _rule(gpu.GridDimOp)(_id("grid_dim"))
 
 
+def _active(chunk: _Chunk, mask: Mask) -> np.ndarray:
+    return np.ones(chunk.n, np.bool_) if mask is None else mask
+
+
+def _first_lane(chunk: _Chunk, lanes: np.ndarray) -> int:
+    """The witness among `lanes`: the lowest (block, thread)."""
+    return int(lanes[np.lexsort((chunk.lane_thread[lanes], chunk.lane_block[lanes]))[0]])
+
+
 @_rule(gpu.BarrierOp)
 def _barrier(chunk: _Chunk, op: Operation, mask: Mask) -> Sequence[Any]:
-    return ()  # lockstep execution already orders every access before it (module docstring)
+    # Lockstep already orders every access before the barrier (module docstring); what is left is to
+    # check that whole blocks arrive (LC208) and to start a new race interval for them.
+    active = _active(chunk, mask)
+    arrived = np.bincount(chunk.lane_slot[active], minlength=chunk.slots)
+    partial = np.flatnonzero((arrived > 0) & (arrived < chunk.threads))
+    if len(partial):
+        partial = partial[np.argsort(chunk.lane_block[partial * chunk.threads])]  # lowest block first
+        lanes = np.flatnonzero(chunk.lane_slot == partial[0])
+        waiting, absent = lanes[active[lanes]][0], lanes[~active[lanes]][0]
+        block = int(chunk.lane_block[waiting])
+        chunk.machine.emit(
+            "LC208", op, f"barrier reached by {arrived[partial[0]]} of the {chunk.threads} threads of "
+            f"block {block}: thread {chunk.lane_thread[waiting]} waits at it, thread "
+            f"{chunk.lane_thread[absent]} never arrives (the barrier is under a thread-dependent condition)",
+            where={"block": block, "thread": chunk.lane_thread[waiting],
+                   "other_thread": chunk.lane_thread[absent], "arrived": arrived[partial[0]]})
+    reached = np.flatnonzero(arrived > 0)
+    for scratch in chunk.scratch:
+        scratch.new_interval(reached)
+    return ()
 
 
 # memory ----------------------------------------------------------------------------------------------
 
-def _access(chunk: _Chunk, op: Operation, mask: Mask, kind: str) -> tuple[_Buffer, np.ndarray, np.ndarray]:
-    """The buffer, every lane's index, and the lanes that may touch memory (others are recorded)."""
-    if len(op.indices) != 1:
-        raise Unsupported(f"`{op.name}` with {len(op.indices)} indices: the IR has flat buffers"
-                          f"{_where(op)}")
-    buf = chunk.get(op.memref)
-    index = chunk.lanes(chunk.get(op.indices[0]))
-    inside = (index >= 0) & (index < buf.data.size)
+def _is_shared(space: Attribute) -> bool:
+    if isinstance(space, IntegerAttr):
+        return space.value.data == 3
+    return "workgroup" in str(space)
+
+
+def _c_itemsize(t: Attribute) -> int:
+    """sizeof the C element type (not of its float64 shadow)."""
+    return _FLOAT_DTYPES[type(t)].itemsize if type(t) in _FLOAT_DTYPES else dtype_of(t).itemsize
+
+
+@_rule(memref.AllocaOp)
+def _alloca(chunk: _Chunk, op: memref.AllocaOp, mask: Mask) -> Sequence[Any]:
+    mtype = op.memref.type
+    shared = _is_shared(mtype.memory_space)
+    dynamic = iter(op.dynamic_sizes)
+    shape = []
+    for extent in mtype.get_shape():
+        if extent >= 0:
+            shape.append(extent)
+            continue
+        size = np.asarray(chunk.get(next(dynamic)))
+        if size.ndim and not (size == size.flat[0]).all():
+            raise Unsupported(f"`memref.alloca` with a thread-dependent size{_where(op)}")
+        shape.append(int(size.flat[0]))
+    if shared and chunk.shared_bytes is not None and len(shape) == 1 and mtype.get_shape()[0] < 0:
+        shape = [chunk.shared_bytes // _c_itemsize(mtype.element_type)]  # the launch's own count
+    if min(shape, default=1) < 0:
+        raise UserError(f"`memref.alloca` of a negative size {shape}{_where(op)}")
+    space = "shared" if shared else "local"
+    name = op.memref.name_hint or f"{space}{len(chunk.scratch)}"
+    scratch = _Scratch(name, space, tuple(shape), dtype_of(mtype.element_type),
+                       chunk.slots if shared else chunk.n, chunk.threads)
+    if shared:
+        chunk.scratch.append(scratch)
+    return (scratch,)
+
+
+def _access(chunk: _Chunk, op: Operation, mask: Mask, kind: str,
+            indices: Sequence[SSAValue] | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """The memory, every lane's row-major element index, its address in the memory's flat `data`, and
+    the lanes that may touch memory (out-of-bounds ones are recorded)."""
+    mem = chunk.get(op.memref)
+    indices = op.indices if indices is None else indices
+    if len(indices) != len(mem.shape):
+        raise Unsupported(f"`{op.name}` with {len(indices)} indices into a {len(mem.shape)}-d "
+                          f"{mem.space} array{_where(op)}")
+    flat: np.ndarray | None = None
+    for value, extent in zip(indices, mem.shape):
+        index = chunk.lanes(chunk.get(value))
+        flat = index if flat is None else flat * extent + index
+    inside = (flat >= 0) & (flat < mem.extent)
     ok = inside if mask is None else mask & inside
     bad = ~inside if mask is None else mask & ~inside
     if bad.any():
-        chunk.machine.record(chunk, buf, kind, index, bad)
-    return buf, index, ok
+        chunk.machine.record(chunk, mem, kind, flat, bad)
+    address = flat if mem.space == "global" else mem.base(chunk) + flat
+    return mem, flat, address, ok
+
+
+def _check_read(chunk: _Chunk, op: Operation, mem: Any, lanes: np.ndarray, address: np.ndarray,
+                flat: np.ndarray) -> None:
+    """LC210: a read of an element nobody wrote (scratch memory, or an output still poisoned)."""
+    if mem.space == "global":
+        if mem.unwritten is None:
+            return
+        fresh = mem.unwritten[address[lanes]]
+        what = "output"
+        why = "no thread wrote it before (it still holds the poison the run filled it with)"
+    else:
+        if mem.complete:
+            return
+        fresh = ~mem.written[address[lanes]]
+        what = f"{mem.space} array"
+        why = "no thread of its block wrote it before" if mem.space == "shared" else "it was never written"
+    if not fresh.any() or chunk.machine.reported("LC210", op):
+        return
+    lane = _first_lane(chunk, lanes[fresh])
+    block, thread, index = int(chunk.lane_block[lane]), int(chunk.lane_thread[lane]), int(flat[lane])
+    chunk.machine.emit("LC210", op, f"read of uninitialised {what} `{mem.name}[{index}]` by thread {thread} "
+                       f"of block {block}: {why}", mem.name,
+                       where={"block": block, "thread": thread, "index": index})
+
+
+def _mark_written(mem: Any, lanes: np.ndarray, address: np.ndarray) -> None:
+    if mem.space == "global":
+        if mem.unwritten is not None:
+            mem.unwritten[address[lanes]] = False
+    else:
+        mem.written[address[lanes]] = True
+
+
+def _track_shared(chunk: _Chunk, op: Operation, mem: _Scratch, lanes: np.ndarray, address: np.ndarray,
+                  flat: np.ndarray, write: bool) -> None:
+    """LC207: check this access against the interval's earlier readers and writers, then join them."""
+    a = address[lanes]
+    thread = (chunk.lane_thread[lanes] + 1).astype(mem.readers.dtype)
+    if not write and not mem.wrote:  # nothing to race with yet
+        mem.pending.append((a, thread))
+        return
+    if write:
+        mem.join_pending()
+        mem.wrote = True
+    other = np.zeros(len(a), thread.dtype)  # a conflicting thread + 1, or 0
+    by_writer = np.zeros(len(a), np.bool_)
+    for rows, wrote in ((mem.writers, True), (mem.readers, False)) if write else ((mem.writers, True),):
+        for row in rows:
+            seen = row[a]
+            hit = (other == 0) & (seen != 0) & (seen != thread)
+            other[hit], by_writer[hit] = seen[hit], wrote
+    if write:  # two lanes of this very store on one element
+        order = np.argsort(a, kind="stable")
+        same = a[order][1:] == a[order][:-1]
+        later, earlier = order[1:][same], order[:-1][same]
+        hit = other[later] == 0
+        other[later[hit]], by_writer[later[hit]] = thread[earlier[hit]], True
+    clash = np.flatnonzero(other)
+    if len(clash) and not chunk.machine.reported("LC207", op):
+        k = clash[np.lexsort((thread[clash], chunk.lane_block[lanes][clash]))[0]]
+        lane = lanes[k]
+        block, index = int(chunk.lane_block[lane]), int(flat[lane])
+        me, them = int(thread[k]) - 1, int(other[k]) - 1
+        chunk.machine.emit(
+            "LC207", op, f"race on shared `{mem.name}[{index}]` in block {block}: thread {me} "
+            f"{'writes' if write else 'reads'} it and thread {them} {'wrote' if by_writer[k] else 'read'} "
+            "it with no barrier in between", mem.name,
+            where={"block": block, "thread": me, "other_thread": them, "index": index})
+    mem.join(mem.writers if write else mem.readers, a, thread)
+
+
+def _track_global(chunk: _Chunk, op: Operation, mem: _Buffer, lanes: np.ndarray, address: np.ndarray) -> None:
+    """LC203: a global element stored to by two threads of one launch (a last-writer array)."""
+    if chunk.machine.reported("LC203", op):
+        return
+    key = (mem.name, mem.data.dtype)
+    writers = chunk.machine.writers.get(key)
+    if writers is None:
+        writers = chunk.machine.writers[key] = np.zeros(mem.extent, chunk.lane_gid.dtype)
+    a = address[lanes]
+    me = chunk.lane_gid[lanes]
+    before = writers[a]
+    writers[a] = me
+    after = writers[a]  # another lane of this same store won the element where after != me
+    clash = (after != me) | ((before != 0) & (before != me))
+    if not clash.any():
+        return
+    lanes = np.arange(chunk.n)[lanes]
+    a, me, before, after = (v.astype(np.int64) for v in (a, me, before, after))
+    other = np.where((before != 0) & (before != me), before, np.where(after != me, after, 0))
+    clash = np.flatnonzero(other)
+    k = clash[np.lexsort((chunk.lane_thread[lanes][clash], chunk.lane_block[lanes][clash]))[0]]
+    lane = lanes[k]
+    block, thread, index = int(chunk.lane_block[lane]), int(chunk.lane_thread[lane]), int(a[k])
+    other_block, other_thread = divmod(int(other[k]) - 1, chunk.threads)
+    chunk.machine.emit(
+        "LC203", op, f"`{mem.name}[{index}]` is stored to by thread {thread} of block {block} and by "
+        f"thread {other_thread} of block {other_block} in one launch, without atomics", mem.name,
+        where={"block": block, "thread": thread, "other_block": other_block,
+               "other_thread": other_thread, "index": index})
 
 
 @_rule(memref.LoadOp)
 def _load(chunk: _Chunk, op: Operation, mask: Mask) -> Sequence[Any]:
-    buf, index, ok = _access(chunk, op, mask, "read")
+    mem, flat, address, ok = _access(chunk, op, mask, "read")
+    if mem.space != "global" or mem.unwritten is not None:
+        lanes = np.flatnonzero(ok)
+        _check_read(chunk, op, mem, lanes, address, flat)
+        if mem.space == "shared":
+            _track_shared(chunk, op, mem, lanes, address, flat, write=False)
     if ok.all():
-        return (buf.data[index],)
-    out = np.zeros(chunk.n, buf.data.dtype)
-    out[ok] = buf.data[index[ok]]
+        return (mem.data[address],)
+    out = np.zeros(chunk.n, mem.data.dtype)
+    out[ok] = mem.data[address[ok]]
     return (out,)
 
 
 @_rule(memref.StoreOp)
 def _store(chunk: _Chunk, op: Operation, mask: Mask) -> Sequence[Any]:
-    buf, index, ok = _access(chunk, op, mask, "write")
-    lanes = np.flatnonzero(ok)
-    if len(lanes) == 0:
+    mem, flat, address, ok = _access(chunk, op, mask, "write")
+    every = ok.all()
+    lanes = slice(None) if every and mem.space == "global" else np.flatnonzero(ok)
+    if not every and len(lanes) == 0:
         return ()
-    where = index[lanes]
-    value = chunk.lanes(np.asarray(chunk.get(op.value), buf.data.dtype))[lanes]
-    buf.data[where] = value
+    if mem.space == "shared":
+        _track_shared(chunk, op, mem, lanes, address, flat, write=True)
+    elif mem.space == "global":
+        _track_global(chunk, op, mem, lanes, address)
+    _mark_written(mem, lanes, address)
+    where = address[lanes]
+    value = chunk.lanes(np.asarray(chunk.get(op.value), mem.data.dtype))[lanes]
+    mem.data[where] = value
     # Lanes are in (shuffled) block order; the last writer of an element must win. numpy does not
     # promise an order for repeated indices, so check, and settle conflicts explicitly.
-    if not np.array_equal(_bits(buf.data[where]), _bits(value)):
+    if not np.array_equal(_bits(mem.data[where]), _bits(value)):
         reverse_first = np.unique(where[::-1], return_index=True)[1]
         last = len(where) - 1 - reverse_first
-        buf.data[where[last]] = value[last]
+        mem.data[where[last]] = value[last]
     return ()
 
 
 def _bits(x: np.ndarray) -> np.ndarray:
     """Raw bits, so that NaN == NaN when comparing what was stored."""
     return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
+
+
+# atomics ---------------------------------------------------------------------------------------------
+
+# MLIR's AtomicRMWKind -> (combine(old, value), read the bits unsigned); None: assign (atomicExch)
+_RMW: dict[int, tuple[Any, bool]] = {
+    0: (np.add, False),  # addf
+    1: (np.add, False),  # addi (wraps)
+    2: (None, False),  # assign
+    3: (np.maximum, False),  # maximumf
+    4: (np.maximum, False),  # maxs
+    5: (np.maximum, True),  # maxu
+    6: (np.minimum, False),  # minimumf
+    7: (np.minimum, False),  # mins
+    8: (np.minimum, True),  # minu
+    9: (np.multiply, False),  # mulf
+    10: (np.multiply, False),  # muli
+    11: (np.bitwise_or, False),  # ori
+    12: (np.bitwise_and, False),  # andi
+}
+
+
+def _serial_order(rng: np.random.Generator, address: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random order of the lanes' atomics, grouped by element: (lane of each turn, first turn of
+    each element, turns per element). Within an element the turns keep the random order."""
+    drawn = rng.permutation(len(address))
+    turn = drawn[np.argsort(address[drawn], kind="stable")]
+    a = address[turn]
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    return turn, starts, np.diff(np.r_[starts, len(a)])
+
+
+def _apply_rmw(rng: np.random.Generator, data: np.ndarray, address: np.ndarray, value: np.ndarray,
+               combine: Any, need_old: bool) -> np.ndarray:
+    """Apply `data[a] = combine(data[a], v)` lane by lane in a random order; each lane's old value."""
+    exact = combine in (np.add, np.multiply, np.maximum, np.minimum, np.bitwise_or, np.bitwise_and)
+    if not need_old and exact and data.dtype.kind in "iu":
+        combine.at(data, address, value)  # integer results do not depend on the order
+        return np.zeros(len(address), data.dtype)
+    turn, starts, sizes = _serial_order(rng, address)
+    a, v = address[turn], value[turn]
+    old = np.empty(len(a), data.dtype)
+    ends = starts + sizes - 1
+    if combine is None:  # exchange: each turn sees the previous turn's value; the last one stays
+        old[1:] = v[:-1]
+        old[starts] = data[a[starts]]
+        data[a[ends]] = v[ends]
+    elif sizes.max() <= len(starts) or data.dtype in _HALF:
+        for r in range(int(sizes.max())):  # round r: the r-th turn at every element, all at once
+            pos = starts[sizes > r] + r
+            cur = data[a[pos]]
+            old[pos] = cur
+            data[a[pos]] = combine(cur, v[pos])
+    else:  # few elements, many turns each: accumulate is sequential, in the elements' precision
+        for s, k in zip(starts, sizes):
+            seq = combine.accumulate(np.concatenate(([data[a[s]]], v[s:s + k])), dtype=data.dtype)
+            old[s:s + k] = seq[:-1]
+            data[a[s]] = seq[-1]
+    result = np.empty_like(old)
+    result[turn] = old
+    return result
+
+
+def _apply_cas(rng: np.random.Generator, data: np.ndarray, address: np.ndarray, compare: np.ndarray,
+               value: np.ndarray) -> np.ndarray:
+    """atomicCAS lane by lane in a random order, comparing bits; each lane's old value."""
+    bits, compare, value = _bits(data), _bits(compare), _bits(value)
+    turn, starts, sizes = _serial_order(rng, address)
+    a, c, v = address[turn], compare[turn], value[turn]
+    old = np.empty(len(a), bits.dtype)
+    if sizes.max() <= len(starts):
+        for r in range(int(sizes.max())):
+            pos = starts[sizes > r] + r
+            cur = bits[a[pos]]
+            old[pos] = cur
+            swap = cur == c[pos]
+            bits[a[pos[swap]]] = v[pos[swap]]
+    else:  # per element, jump from one successful swap to the next
+        for s, k in zip(starts, sizes):
+            current, p = bits[a[s]], 0
+            while p < k:
+                hits = np.flatnonzero(c[s + p:s + k] == current)
+                if not len(hits):
+                    old[s + p:s + k] = current
+                    break
+                j = p + int(hits[0])
+                old[s + p:s + j + 1] = current
+                current, p = v[s + j], j + 1
+            bits[a[s]] = current
+    result = np.empty_like(old)
+    result[turn] = old
+    return result.view(data.dtype)
+
+
+def _atomic(chunk: _Chunk, op: Operation, mask: Mask, indices: Sequence[SSAValue],
+            apply: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> Sequence[Any]:
+    mem, flat, address, ok = _access(chunk, op, mask, "write", indices)
+    out = np.zeros(chunk.n, mem.data.dtype)
+    lanes = np.flatnonzero(ok)
+    if len(lanes):
+        _check_read(chunk, op, mem, lanes, address, flat)
+        _mark_written(mem, lanes, address)
+        out[lanes] = apply(mem.data, address[lanes], lanes)
+    return (out,)
+
+
+@_rule(memref.AtomicRMWOp)
+def _atomic_rmw(chunk: _Chunk, op: memref.AtomicRMWOp, mask: Mask) -> Sequence[Any]:
+    kind = op.kind.value.data
+    if kind not in _RMW:
+        raise Unsupported(f"`memref.atomic_rmw` of kind {kind}{_where(op)}")
+    combine, unsigned = _RMW[kind]
+
+    def apply(data: np.ndarray, address: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+        value = chunk.lanes(np.asarray(chunk.get(op.value), data.dtype))[lanes]
+        if unsigned:
+            return _apply_rmw(chunk.machine.rng, _unsigned(data), address, _unsigned(value), combine,
+                              bool(op.result.uses)).view(data.dtype)
+        return _apply_rmw(chunk.machine.rng, data, address, value, combine, bool(op.result.uses))
+    return _atomic(chunk, op, mask, op.indices, apply)
+
+
+@_rule(AtomicCasOp)
+def _atomic_cas(chunk: _Chunk, op: AtomicCasOp, mask: Mask) -> Sequence[Any]:
+    def apply(data: np.ndarray, address: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+        compare = chunk.lanes(np.asarray(chunk.get(op.compare), data.dtype))[lanes]
+        value = chunk.lanes(np.asarray(chunk.get(op.value), data.dtype))[lanes]
+        return _apply_cas(chunk.machine.rng, data, address, np.ascontiguousarray(compare),
+                          np.ascontiguousarray(value))
+    return _atomic(chunk, op, mask, [op.index], apply)
+
+
+# warps -----------------------------------------------------------------------------------------------
+
+def _warp_bits(chunk: _Chunk, lanes: np.ndarray) -> np.ndarray:
+    """Per lane, the bits (by lane id) of the lanes of its warp where `lanes` is true."""
+    contribution = lanes.astype(np.uint64) << chunk.lane_id.astype(np.uint64)
+    starts = np.flatnonzero(chunk.lane_id == 0)  # a warp's lanes are consecutive in the chunk
+    return np.add.reduceat(contribution, starts)[chunk.lane_warp]
+
+
+def _warp_check(chunk: _Chunk, op: Operation, mask: Mask, member_mask: SSAValue,
+                what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The active lanes, each lane's member mask (uint64) and the warp's active lanes (bits); emits
+    LC212 for an active lane its mask leaves out and for a mask naming a lane that does not arrive."""
+    active = _active(chunk, mask)
+    members = chunk.lanes(_unsigned(np.asarray(chunk.get(member_mask)))).astype(np.uint64)
+    arrived = _warp_bits(chunk, active)
+    excluded = active & (((members >> chunk.lane_id.astype(np.uint64)) & np.uint64(1)) == 0)
+    if excluded.any():
+        lane = _first_lane(chunk, np.flatnonzero(excluded))
+        chunk.machine.emit(
+            "LC212", op, f"`{what}` in block {chunk.lane_block[lane]}: lane {chunk.lane_id[lane]} (thread "
+            f"{chunk.lane_thread[lane]}) executes it but its mask {int(members[lane]):#010x} leaves it out",
+            where={"block": chunk.lane_block[lane], "thread": chunk.lane_thread[lane],
+                   "lane": chunk.lane_id[lane], "mask": members[lane]}, kind="excluded")
+    absent = members & ~arrived
+    waiting = active & (absent != 0)
+    if waiting.any():
+        lane = _first_lane(chunk, np.flatnonzero(waiting))
+        missing = int(absent[lane])
+        missing = (missing & -missing).bit_length() - 1
+        chunk.machine.emit(
+            "LC212", op, f"`{what}` in block {chunk.lane_block[lane]}: the mask {int(members[lane]):#010x} "
+            f"of lane {chunk.lane_id[lane]} (thread {chunk.lane_thread[lane]}) names lane {missing}, "
+            "which does not execute it", where={"block": chunk.lane_block[lane],
+                                                "thread": chunk.lane_thread[lane],
+                                                "lane": chunk.lane_id[lane], "other_lane": missing,
+                                                "mask": members[lane]}, kind="absent")
+    return active, members, arrived
+
+
+@_rule(ShuffleOp)
+def _shuffle(chunk: _Chunk, op: ShuffleOp, mask: Mask) -> Sequence[Any]:
+    mode = op.mode.data
+    what = "__shfl_sync" if mode == "idx" else f"__shfl_{mode}_sync"
+    active, members, _ = _warp_check(chunk, op, mask, op.mask, what)
+    # PTX `shfl.sync` (ISA 8.x, 9.7.9.6): c = ((32 - width) << 8) | (up ? 0 : 31)
+    lane = chunk.lane_id
+    b = chunk.lanes(np.asarray(chunk.get(op.offset))).astype(np.int64) & 31
+    width = chunk.lanes(np.asarray(chunk.get(op.width))).astype(np.int64)
+    segmask = (32 - width) & 31
+    clamp = 0 if mode == "up" else 31
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    if mode == "up":
+        j = lane - b
+        valid = j >= max_lane
+    elif mode == "down":
+        j = lane + b
+        valid = j <= max_lane
+    elif mode == "xor":
+        j = lane ^ b
+        valid = j <= max_lane
+    else:
+        j = (lane & segmask) | (b & ~segmask)
+        valid = j <= max_lane
+    j = np.where(valid, j, lane)  # out of the segment: the lane keeps its own value
+    me = np.arange(chunk.n, dtype=np.int64)
+    exists = chunk.lane_thread - lane + j < chunk.threads
+    source = np.where(exists, me - lane + j, me)
+    readable = exists & active[source] & (((members >> j.astype(np.uint64)) & np.uint64(1)) != 0)
+    unreadable = active & ~readable
+    if unreadable.any():
+        k = _first_lane(chunk, np.flatnonzero(unreadable))
+        if exists[k] and active[source[k]]:
+            problem = f"shuffle reads lane {j[k]} outside its mask {int(members[k]):#010x}"
+        else:
+            problem = f"shuffle reads inactive lane {j[k]}"
+        chunk.machine.emit(
+            "LC212", op, f"{problem}: `{what}` in block {chunk.lane_block[k]}, lane {lane[k]} (thread "
+            f"{chunk.lane_thread[k]}); the hardware leaves the value undefined, the emulator gives the "
+            "lane its own value",
+            where={"block": chunk.lane_block[k], "thread": chunk.lane_thread[k], "lane": lane[k],
+                   "other_lane": j[k], "mask": members[k]}, kind="read")
+    value = chunk.lanes(chunk.get(op.value))
+    return (value[np.where(readable, source, me)],)
+
+
+@_rule(VoteOp)
+def _vote(chunk: _Chunk, op: VoteOp, mask: Mask) -> Sequence[Any]:
+    mode = op.mode.data
+    active, members, _ = _warp_check(chunk, op, mask, op.mask, f"__{mode}_sync")
+    voters = active & (((members >> chunk.lane_id.astype(np.uint64)) & np.uint64(1)) != 0)
+    predicate = chunk.lanes(np.asarray(chunk.get(op.predicate))).astype(np.bool_)
+    yes = _warp_bits(chunk, voters & predicate) & members
+    if mode == "ballot":
+        return (yes.astype(np.uint32).view(np.int32),)
+    if mode == "any":
+        return (yes != 0,)
+    return (yes == (_warp_bits(chunk, voters) & members),)
+
+
+@_rule(SyncWarpOp)
+def _syncwarp(chunk: _Chunk, op: SyncWarpOp, mask: Mask) -> Sequence[Any]:
+    active, members, arrived = _warp_check(chunk, op, mask, op.mask, "__syncwarp")
+    if chunk.scratch:
+        synced = np.zeros(chunk.warps, np.uint64)  # per warp: lanes named by the mask that arrived
+        lanes = np.flatnonzero(active)
+        synced[chunk.lane_warp[lanes]] = members[lanes] & arrived[lanes]
+        for scratch in chunk.scratch:
+            scratch.new_warp_interval(synced, chunk.warps // chunk.slots)
+    return ()
 
 
 # structured control flow -----------------------------------------------------------------------------

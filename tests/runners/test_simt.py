@@ -706,11 +706,11 @@ def test_launches_run_in_order_and_temps_are_allocated():
 def test_unsupported_op_names_itself_and_its_line():
     kernel = """
   func.func @local(%out: memref<?xf32>) attributes {gpu.kernel} {
-    %m = memref.alloca() : memref<4xf32> loc("t.cu":7:5)
+    %m = memref.alloc() : memref<4xf32> loc("t.cu":7:5)
     func.return
   }"""
     ir = module([buffer("out", "out")], [launch("local", ["1", "1", "1"], ["32", "1", "1"], ["out"])], kernel)
-    with pytest.raises(Unsupported, match="memref.alloca` at t.cu:7:5"):
+    with pytest.raises(Unsupported, match="memref.alloc` at t.cu:7:5"):
         run(ir, out=np.zeros(4, np.float32))
 
 

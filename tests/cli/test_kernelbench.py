@@ -1,0 +1,23 @@
+"""A KernelBench-style file (CUDA in a `load_inline` string, torch::Tensor host code) is a side of
+`lowercheck diff`: its tensors' sizes become the sizes, the emulator runs it, and a Triton port of
+it is judged equivalent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+INPUTS = Path(__file__).parent / "inputs"
+
+
+def test_kernelbench_source_against_a_triton_port(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "kb_bias_relu.py"),
+                           str(INPUTS / "bias_relu.py"), "--spec", str(INPUTS / "kb_bias_relu.toml"),
+                           "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["source"]["language"] == "cuda" and doc["source"]["path"].endswith("kb_bias_relu.py")
+    assert len(doc["runs"]) == 6 and all(r["status"] == "ok" for r in doc["runs"])
