@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lowercheck import ir
 from lowercheck.errors import UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
-from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
 from lowercheck.passes.extract_accesses import ExtractAccessesPass
 from lowercheck.spec import Spec
 
@@ -98,6 +98,51 @@ def _parameter_kinds(path: str, entry: str) -> dict[str, str]:
     return kinds
 
 
+def _unpacked_shapes(path: str, entry: str) -> dict[str, tuple[str, ...]]:
+    """Shapes the wrapper spells out: `m, n = x.shape` (x is [m, n]); `n = b.shape[1]` or
+    `n = b.size(1)` (b has at least 2 dimensions, the second is n; others get `b_size0`...)."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path).read())
+    except (OSError, SyntaxError):
+        return {}
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    if func is None:
+        return {}
+    params = {a.arg for a in func.args.args}
+    named: dict[str, dict[int, str]] = {}
+
+    def shape_of(value: ast.expr) -> str | None:  # `x.shape` -> "x"
+        if isinstance(value, ast.Attribute) and value.attr == "shape" and isinstance(value.value, ast.Name) \
+                and value.value.id in params:
+            return value.value.id
+        return None
+
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Tuple) and (param := shape_of(value)):
+            for i, t in enumerate(target.elts):
+                if isinstance(t, ast.Name) and t.id != "_":
+                    named.setdefault(param, {})[i] = t.id
+                else:
+                    named.setdefault(param, {}).setdefault(i, f"{param}_size{i}")
+        elif isinstance(target, ast.Name):
+            index, param = None, None
+            if isinstance(value, ast.Subscript) and (param := shape_of(value.value)) \
+                    and isinstance(value.slice, ast.Constant):
+                index = value.slice.value
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr == "size" and isinstance(value.func.value, ast.Name) \
+                    and value.func.value.id in params and value.args and isinstance(value.args[0], ast.Constant):
+                param, index = value.func.value.id, value.args[0].value
+            if param is not None and isinstance(index, int) and index >= 0:
+                named.setdefault(param, {})[index] = target.id
+    return {p: tuple(dims.get(i, f"{p}_size{i}") for i in range(max(dims) + 1)) for p, dims in named.items()}
+
+
 def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     """`lowercheck lower`: one file on its own. Untyped (Python) parameters without a spec are
     assumed to be float32 vectors of a size `n`; the assumption is printed on stderr."""
@@ -110,9 +155,14 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     if language != "cuda":
         cand = next(c for c in candidates if c.name == entry)
         kinds = _parameter_kinds(path, entry)
+        shapes = _unpacked_shapes(path, entry)
         assumed = []
         for p in cand.params:
             if p.name in binding.args:
+                continue
+            if p.name in shapes:
+                binding.args[p.name] = TensorArg(shapes[p.name], p.dtype or "float32")
+                assumed.append(f"{p.name}: float32[{', '.join(shapes[p.name])}]")
                 continue
             kind = kinds.get(p.name) or ("size" if SIZE_NAME.match(p.name) else "tensor")
             if kind == "size":
@@ -125,5 +175,12 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
                 assumed.append(f"{p.name}: float32[n]")
         if assumed:
             print(f"note: assumed {', '.join(assumed)} (give shapes and dtypes in --spec)", file=sys.stderr)
-    module = frontend.lower(path, entry, binding)
+    try:
+        module = frontend.lower(path, entry, binding)
+    except NeedsConcreteSizes as why:
+        names = sorted({d for a in binding.args.values() if isinstance(a, TensorArg) for d in a.shape
+                        if isinstance(d, str)} | {a.size for a in binding.args.values() if isinstance(a, SizeArg)})
+        sizes = spec.sweep()[0] if spec.sizes else {name: 1000 for name in names}
+        print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
+        module = frontend.lower(path, entry, Binding(binding.args, sizes))
     return extract_accesses(module) if emit == "access" else module

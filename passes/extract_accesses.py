@@ -703,7 +703,14 @@ def _scf_for(op: Operation, st: State) -> None:
     k = symbolic.seq(next(st.seq_counter))
     iv = lb.expr + k * step.expr
     st.values[body.args[0]] = Tile(iv)
-    # Loop-carried values: `v_{k+1} = v_k + d` with a loop-invariant d is `init + k*d`.
+    # Loop-carried values: `v_{k+1} = v_k + d` with a loop-invariant d is `init + k*d`. The
+    # increments are often computed inside the body: a dry run of it (its accesses discarded)
+    # evaluates them first.
+    for arg in body.args[1:]:
+        st.values[arg] = Opaque("a loop-carried value")
+    emitted = len(st.out)
+    _run_block(body, st)
+    del st.out[emitted:]  # (access ids keep counting: they need to be unique, not dense)
     carried = _carried_steps(body, st, inits)
     for arg, init, delta in zip(body.args[1:], inits, carried):
         st.values[arg] = _advance(init, k, delta)
@@ -728,7 +735,9 @@ def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | No
             if isinstance(producer, Operation) and producer.name in ("tt.addptr", "arith.addi", "tt.advance"):
                 if producer.operands[0] is arg and producer.name != "tt.advance":
                     inc = st.get(producer.operands[1])
-                    step = inc if isinstance(inc, Tile) else None
+                    invariant = isinstance(inc, Tile) and not any(
+                        symbolic.tag_of(v) is symbolic.Tag.SEQ for v in inc.expr.free_symbols)
+                    step = inc if invariant else None
         steps.append(step)
     return steps
 
@@ -744,14 +753,42 @@ def _advance(init: Value, k: sympy.Symbol, delta: Tile | None) -> Value:
     return Opaque("a loop-carried value")
 
 
+MAX_UNROLL = 64  # trips of a while loop with a constant trip sequence that are unrolled
+
+
 @rule("scf.while")
 def _scf_while(op: Operation, st: State) -> None:
-    # Accesses inside a general loop cannot be enumerated by index algebra: say so per access.
+    """A while loop whose condition is the same constant for every work item on every trip (`for
+    (stride = 128; stride > 32; stride >>= 1)`) is unrolled: each trip's accesses are recorded with
+    that trip's constants. Any other while loop cannot be enumerated: its accesses are unmodelled."""
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    carried = [st.get(o) for o in op.operands]
+    emitted = len(st.out)
+    for _ in range(MAX_UNROLL):
+        for arg, value in zip(before.args, carried, strict=True):
+            st.values[arg] = value
+        _run_block(before, st)
+        condition = before.last_op
+        flag = st.get(condition.operands[0])
+        forwarded = [st.get(o) for o in condition.operands[1:]]
+        if not (isinstance(flag, Tile) and flag.expr in (sympy.true, sympy.false)):
+            break
+        if flag.expr is sympy.false:
+            for result, value in zip(op.results, forwarded, strict=True):
+                st.values[result] = value
+            return
+        for arg, value in zip(after.args, forwarded, strict=True):
+            st.values[arg] = value
+        carried = _run_block(after, st) or []
+    del st.out[emitted:]  # a partial unrolling would claim too much: forget it
     for region in op.regions:
         for inner in region.walk():
-            if inner.name in ("memref.load", "memref.store", "tt.load", "tt.store", "tt.atomic_rmw"):
+            if inner.name in ("memref.load", "memref.store", "memref.atomic_rmw", "simt.atomic_cas",
+                              "tt.load", "tt.store", "tt.atomic_rmw"):
                 st.out.append(UnmodelledOp.build(properties={
-                    "buffer": StringAttr("?"), "reason": StringAttr("an access inside a while loop")}))
+                    "buffer": StringAttr("?"),
+                    "reason": StringAttr("an access inside a while loop whose trips depend on the work item "
+                                         "or the sizes")}))
                 st.out[-1].location = inner.location
     for r in op.results:
         st.values[r] = Opaque("while-loop result")

@@ -31,6 +31,7 @@ def infer_extents(module: ModuleOp, buffers: Iterable[str], size_names: Sequence
                   sweep: Sequence[Mapping[str, int]]) -> dict[str, list[str]]:
     """Extents (as one-element shapes) of `buffers` from `module`'s accesses; missing: not inferable."""
     candidates = [[s] for s in size_names] + [[a, b] for a, b in itertools.combinations(size_names, 2)]
+    candidates += _grid_extents(module)  # one output element per block or program (partial sums)
     try:
         relations = [build(module, None, size_names)]
     except symbolic.NonAffine:
@@ -54,6 +55,17 @@ def _row_major(shape: list[str], indices: list) -> list[str]:
     if strides == {outer}:
         outer, inner = inner, outer
     return [outer, inner]
+
+
+def _grid_extents(module: ModuleOp) -> list[list[str]]:
+    """The launches' grid extents that depend on the sizes, as 1-D extent candidates."""
+    found: list[list[str]] = []
+    for op in module.ops:
+        if isinstance(op, KernelOp):
+            for text in op.grid_exprs:
+                if symbolic.params_of([symbolic.parse(text)]) and [text] not in found:
+                    found.append([text])
+    return found
 
 
 def _fits(rel: Relations, buffer: str, shape: list[str]) -> bool:

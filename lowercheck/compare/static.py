@@ -77,7 +77,9 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         findings: list[Finding] = []
         for rel, side in rels:
             findings += _check_side(rel, side)
-        findings += _compare(rels[0][0], rels[1][0], source, target, correspondence)
+        notes: list[str] = []
+        findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes)
+        result.notes += [n for n in notes if n not in result.notes]
         for f in findings:
             key = (f.code, f.side, f.buffer, f.location, f.message if f.code == "LC901" else None)
             if key not in seen:
@@ -242,7 +244,7 @@ def _index_of(acc: Access, params: Mapping[str, int], item: Mapping[str, int]) -
 
 
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
-             correspondence: Mapping[str, str]) -> list[Finding]:
+             correspondence: Mapping[str, str], notes: list[str]) -> list[Finding]:
     findings: list[Finding] = []
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
@@ -253,7 +255,11 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             dep_s = _dependence(src, s_out, s_in)
             dep_t = _dependence(tgt, t_out, t_in)
-            if (dep_s is None and dep_t is None) or dep_s is UNKNOWN or dep_t is UNKNOWN:
+            if dep_s is UNKNOWN or dep_t is UNKNOWN:
+                notes.append(f"the dependence of `{t_out}` on `{t_in}` passes through a buffer that feeds "
+                             "itself (a shared-memory tree reduction): not compared")
+                continue
+            if dep_s is None and dep_t is None:
                 continue
             if dep_s is None or dep_t is None:
                 reads, other = ("target", "source") if dep_s is None else ("source", "target")
