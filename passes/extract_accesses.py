@@ -440,12 +440,26 @@ def _broadcast(op: Operation, st: State) -> None:
                                              lambda d: d if len(d) == rank else (None,) * rank)
 
 
+MOVED = "*moved*"  # a source marker: the value's elements changed lanes (transposed, reshaped)
+
+
 @rule("tt.trans")
 def _trans(op: Operation, st: State) -> None:
     order = prop(op, "order")
     perm = [int(x) for x in order.get_values()] if order is not None else None
+    value = st.get(op.operands[0])
+    if isinstance(value, Opaque):  # data moves between lanes: the work-item map is not the identity
+        st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED})
+        return
     st.values[op.results[0]] = _positioned(st, _reshape_dims(
-        st.get(op.operands[0]), lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
+        value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
+
+
+@rule("tt.reshape", "tt.join", "tt.split", "tt.cat")
+def _moving(op: Operation, st: State) -> None:
+    srcs = sources_of(*(st.get(o) for o in op.operands)) | {MOVED}
+    for r in op.results:
+        st.values[r] = Opaque(f"a value rearranged by {op.name}", srcs)
 
 
 @rule("tt.addptr")
@@ -642,7 +656,7 @@ _VALUE_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.rem
               "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.cmpf",
               "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf",
               "arith.truncf", "arith.bitcast", "tt.fp_to_fp", "tt.clampf", "tt.precise_sqrt",
-              "tt.precise_divf", "tt.extern_elementwise", "tt.dot", "tt.reduce", "tt.reshape",
+              "tt.precise_divf", "tt.extern_elementwise", "tt.dot", "tt.reduce",
               "tt.mulhiui", "math.fma", "simt.shuffle", "simt.vote")
 
 

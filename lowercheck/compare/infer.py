@@ -40,7 +40,8 @@ def infer_extents(module: ModuleOp, buffers: Iterable[str], size_names: Sequence
     for buffer in buffers:
         for shape in candidates:
             if all(_fits(rel, buffer, shape) for rel in relations):
-                found[buffer] = _row_major(shape, [a.index for a in relations[0].of(buffer)])
+                indices = [symbolic.parse(a.op.indices.data[0].data) for a in relations[0].of(buffer)]
+                found[buffer] = _row_major(shape, indices)  # over the sizes, whatever the binding
                 break
     return found
 

@@ -256,8 +256,9 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
             dep_s = _dependence(src, s_out, s_in)
             dep_t = _dependence(tgt, t_out, t_in)
             if dep_s is UNKNOWN or dep_t is UNKNOWN:
-                notes.append(f"the dependence of `{t_out}` on `{t_in}` passes through a buffer that feeds "
-                             "itself (a shared-memory tree reduction): not compared")
+                notes.append(f"the dependence of `{t_out}` on `{t_in}` is not exact (a buffer that feeds "
+                             "itself, as in a shared-memory tree reduction, or values moved between lanes by "
+                             "tl.trans/tl.reshape): not compared")
                 continue
             if dep_s is None and dep_t is None:
                 continue
@@ -305,8 +306,9 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
     return findings
 
 
-class _Cycle(Exception):
-    """A buffer's value feeds itself (a shared-memory tree reduction): no exact dependence map."""
+class _Inexact(Exception):
+    """No exact dependence map: a buffer's value feeds itself (a shared-memory tree reduction), or
+    values moved between lanes (`tl.trans`, `tl.reshape`)."""
 
 
 UNKNOWN = object()  # the dependence could not be computed exactly: do not compare it
@@ -322,7 +324,7 @@ def _dependence(rel: Relations, out: str, inp: str):
             if reach is not None:
                 dep = w.relation.reverse().apply_range(reach)
                 result = dep if result is None else result.union(dep)
-    except _Cycle:
+    except _Inexact:
         return UNKNOWN
     return result
 
@@ -330,8 +332,10 @@ def _dependence(rel: Relations, out: str, inp: str):
 def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl.Map | None:
     """{ work item of `acc` -> inp[j] }: what its stored value is computed from, transitively."""
     if acc.id in active:
-        raise _Cycle(acc.id)
+        raise _Inexact(acc.id)
     active = active | {acc.id}
+    if "*moved*" in (src.data for src in acc.op.sources.data):
+        raise _Inexact("moved")
     result = None
     reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
     for source in (s.data for s in acc.op.sources.data):
