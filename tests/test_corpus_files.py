@@ -32,16 +32,38 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 OPS = sorted(p.parent.name for p in CORPUS.glob("*/expected.toml"))
 CASE_KEYS = {"source", "target", "verdict", "codes", "description"}
+# A case lowercheck does not get right yet says why in `known_gap` (tests/test_corpus.py expects it to
+# fail); the corpus files themselves are checked the same way.
+OPTIONAL_KEYS = {"known_gap"}
 VERDICTS = {"equivalent", "different"}
 SIZES = (1, 255, 1000, 4099)
-# The codes a plain run can show (LC201 only through out-of-bounds stores, which every
-# out-of-bounds port here has).
-RUN_CODES = {"LC201", "LC301", "LC303", "LC306"}
+# The shaped ops: the sizes of their launchers (tails in every dimension, and whole tiles).
+SHAPED_SIZES = {
+    "reduce_sum": [[1], [255], [256], [257], [1000], [4099]],  # n
+    "transpose": [[1, 1], [1, 40], [33, 17], [32, 32], [45, 70]],  # rows, cols
+    "matmul": [[1, 1, 1], [17, 33, 5], [32, 32, 32], [40, 50, 37], [16, 16, 100]],  # m, n, k
+    # rows, cols; the last run's inputs are scaled by 100 (|x| up to ~300: exp overflows without the
+    # max subtraction).
+    "softmax": [[1, 1], [3, 31], [4, 128], [7, 1000], [2, 50, 100.0]],
+    "layernorm": [[1, 1], [3, 31], [4, 128], [7, 1000]],  # rows, cols
+}
+
+
+def sizes_of(op: str) -> list:
+    return SHAPED_SIZES.get(op, list(SIZES))
+# The codes a plain run can show. LC201 through out-of-bounds stores (the padding changes) and, for
+# the shaped ops, through out-of-bounds reads (the output changes with the input padding's value).
+RUN_CODES = {"LC201", "LC301", "LC302", "LC303", "LC306"}
 
 
 def load_cases(op: str) -> list[dict]:
     with open(CORPUS / op / "expected.toml", "rb") as f:
         return tomllib.load(f)["case"]
+
+
+def cu_stem(op: str) -> str:
+    """The CUDA host launcher's name (and the reference file's stem, and every port's wrapper name)."""
+    return {"vector_add": "vadd"}.get(op, op)
 
 
 def all_cases() -> list[tuple[str, dict]]:
@@ -63,7 +85,9 @@ def test_expected_toml_is_well_formed(op):
     folder = CORPUS / op
     for case in cases:
         where = f"{op}/{case.get('target')}"
-        assert set(case) == CASE_KEYS, f"{where}: keys {sorted(case)}"
+        assert CASE_KEYS <= set(case) <= CASE_KEYS | OPTIONAL_KEYS, f"{where}: keys {sorted(case)}"
+        if "known_gap" in case:
+            assert isinstance(case["known_gap"], str) and case["known_gap"].strip(), f"{where}: known_gap"
         assert (folder / case["source"]).is_file(), f"{where}: missing {case['source']}"
         assert (folder / case["target"]).is_file(), f"{where}: missing {case['target']}"
         assert case["source"].endswith(".cu") and case["target"].endswith(".py"), where
@@ -84,9 +108,16 @@ def test_expected_toml_is_well_formed(op):
 def test_every_file_has_a_case(op):
     cases = load_cases(op)
     folder = CORPUS / op
-    targets = [c["target"] for c in cases]
-    assert len(targets) == len(set(targets)), f"{op}: a target appears twice"
-    assert sorted(targets) == sorted(p.name for p in folder.glob("*.py"))
+    # A port is the target of one case against the reference `<launcher>.cu`; it may be the target
+    # of more cases against other CUDA sources (a CUDA-side bug, or a different correct CUDA kernel).
+    pairs = [(c["source"], c["target"]) for c in cases]
+    assert len(pairs) == len(set(pairs)), f"{op}: a (source, target) pair appears twice"
+    assert sorted(set(c["target"] for c in cases)) == sorted(p.name for p in folder.glob("*.py"))
+    reference = f"{cu_stem(op)}.cu"
+    assert (folder / reference).is_file(), f"{op}: no reference {reference}"
+    against_reference = [c["target"] for c in cases if c["source"] == reference]
+    assert sorted(against_reference) == sorted(p.name for p in folder.glob("*.py")), \
+        f"{op}: every port needs exactly one case against {reference}"
     assert {c["source"] for c in cases} == {p.name for p in folder.glob("*.cu")}
     verdicts = [c["verdict"] for c in cases]
     assert verdicts.count("different") >= 3, f"{op}: fewer than 3 seeded bugs"
@@ -117,6 +148,7 @@ CLANG_SHIM = r"""
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
 typedef unsigned long size_t;
 struct uint3 { unsigned int x, y, z; };
 struct dim3 {
@@ -133,6 +165,9 @@ __device__ float tanhf(float);
 __device__ float erff(float);
 __device__ float sqrtf(float);
 __device__ float fmaxf(float, float);
+__device__ void __syncthreads();
+__device__ float __shfl_down_sync(unsigned int, float, unsigned int, int = 32);
+__device__ float __shfl_xor_sync(unsigned int, float, int, int = 32);
 """
 
 
@@ -153,6 +188,8 @@ def test_cuda_parses_with_clang_and_a_shim(path, tmp_path):
     text = path.read_text()
     assert "#include" not in text
     assert text.count("__global__") == 1 and text.count("<<<") == 1
+    op = path.parent.name
+    assert f"void {cu_stem(op)}(" in text, f"the host launcher is named {cu_stem(op)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,11 +216,34 @@ def _padded(n, fill, dtype=torch.float32):
 
 
 def _poisoned_empty_like(t, *a, **k):
-    assert t.dim() == 1 and t.is_contiguous() and not a and not k, "the corpus allocates 1-D outputs"
-    return _padded(t.numel(), float("nan"), t.dtype)
+    assert t.is_contiguous() and not a and not k, "the corpus allocates contiguous outputs"
+    return _padded(t.numel(), float("nan"), t.dtype).view(t.shape)
 
 
 torch.empty_like = _poisoned_empty_like
+_real_empty = torch.empty
+
+
+# The shaped ops' outputs are poisoned with a NaN of a payload no arithmetic produces, so a NaN a
+# kernel computes (a non-finite mismatch, LC302) is told apart from poison left (LC303).
+POISON_BITS = 0x7FC5A5A5
+
+
+def _poisoned_empty(*size, dtype=None, device=None):
+    # torch.empty(shape, dtype=..., device=...) as the wrappers of the shaped ops call it.
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    shape = tuple(int(d) for d in size)
+    assert dtype in (None, torch.float32), "the shaped ops allocate fp32 outputs"
+    t = _padded(math.prod(shape), float("nan"))
+    t.view(torch.int32).fill_(POISON_BITS)
+    _buffers[-1] = (_buffers[-1][0], _buffers[-1][0][t.numel():].clone())
+    return t.view(shape)
+
+
+def _poisoned_empty_like_shaped(t, *a, **k):
+    assert t.is_contiguous() and t.dtype == torch.float32 and not a and not k
+    return _poisoned_empty(tuple(t.shape))
 
 
 def _padding_written():
@@ -197,8 +257,86 @@ REFS = {
     "relu": (1, lambda x: np.maximum(x, 0.0)),
     "gelu": (1, lambda x: 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))),
 }
+U = 2.0 ** -24  # fp32 unit roundoff
+
+
+def _reduce_sum(x):
+    tiles = -(-x.size // 256)
+    return np.concatenate([x, np.zeros(tiles * 256 - x.size)]).reshape(tiles, 256).sum(axis=1)
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _layernorm(x):
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5)
+
+
+# The shaped ops: sizes -> input shapes; the float64 reference; and an error allowance beyond
+# assert_close's fp32 tolerance for reductions (the worst-case fp32 bound gamma_K * (|a| |b| summed)
+# for a reduction of length K: a fixed tolerance is too tight for long sums, see REVIEW-FACTS.md).
+SHAPED = {
+    "reduce_sum": (lambda n: [(n,)], _reduce_sum, lambda x: 256 * U * _reduce_sum(np.abs(x))),
+    "transpose": (lambda rows, cols: [(rows, cols)], lambda x: x.T, lambda x: 0.0),
+    "matmul": (lambda m, n, k: [(m, k), (k, n)], lambda a, b: a @ b,
+               lambda a, b: a.shape[1] * U * (np.abs(a) @ np.abs(b))),
+    "softmax": (lambda rows, cols: [(rows, cols)], _softmax, lambda x: 0.0),
+    "layernorm": (lambda rows, cols: [(rows, cols)], _layernorm, lambda x: 0.0),
+}
 op, sizes, jobs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-n_inputs, ref = REFS[op]
+n_inputs, ref = REFS.get(op, (None, None))
+
+
+def _run_shaped(wrapper, dims, res):
+    # Twice on the same inputs, the input padding 0.0 then 12345.0: an output that changes with the
+    # padding came from an out-of-bounds read (LC201 even when no store goes out of bounds). The
+    # values are judged on the first run, where an out-of-bounds read gives 0.0.
+    # A float among the sizes scales the inputs (standard normal times it).
+    shapes_of, ref_of, allowance_of = SHAPED[op]
+    scale = next((d for d in dims if isinstance(d, float)), 1.0)
+    ints = [d for d in dims if isinstance(d, int)]
+    outs = []
+    for fill in (0.0, 12345.0):
+        g = torch.Generator().manual_seed(1000 + sum(ints))
+        _buffers.clear()
+        inputs = []
+        for shape in shapes_of(*ints):
+            t = _padded(math.prod(shape), fill).view(shape)
+            t.copy_(torch.randn(shape, generator=g, dtype=torch.float32) * scale)
+            inputs.append(t)
+        before = [t.clone() for t in inputs]
+        torch.empty, torch.empty_like = _poisoned_empty, _poisoned_empty_like_shaped
+        try:
+            out = wrapper(*inputs)
+        finally:
+            torch.empty, torch.empty_like = _real_empty, _poisoned_empty_like
+        outs.append((out.detach().clone(), inputs, before, _padding_written()))
+    (out, inputs, before, padding0), (out1, inputs1, before1, padding1) = outs
+    arrays = [t.double().numpy() for t in before]
+    expect = ref_of(*arrays)
+    got = out.double().numpy()
+    written = (out.contiguous().view(torch.int32) != POISON_BITS).numpy()
+    same_shape = list(out.shape) == list(expect.shape)
+    if not same_shape:
+        expect = np.full(got.shape, np.inf)
+    finite = np.isfinite(got)
+    close = np.abs(got - expect) <= 1e-5 + 1.3e-6 * np.abs(expect) + allowance_of(*arrays)
+    res["runs"].append({
+        "n": list(dims),
+        "dtype": str(out.dtype),
+        "shape": list(out.shape),
+        "expected_shape": list(expect.shape),
+        "poison_left": int((~written).sum()),
+        "wrong_written": int((written & finite & ~close).sum()) if same_shape else int(written.sum()),
+        "nonfinite_mismatch": int((written & (finite != np.isfinite(expect))).sum()),
+        "inputs_changed": any(not torch.equal(a, b) for a, b in zip(inputs + inputs1, before + before1)),
+        "padding_written": padding0 or padding1,
+        "reads_padding": not torch.equal(out.view(torch.int32), out1.view(torch.int32)),
+    })
 results = {}
 for path in jobs:
     res = {"imported": False, "error": None, "runs": []}
@@ -221,6 +359,10 @@ for path in jobs:
         res["wrappers"] = [w.__name__ for w in wrappers]
         res["imported"] = True
         (wrapper,) = wrappers
+        if op in SHAPED:
+            for dims in sizes:
+                _run_shaped(wrapper, dims, res)
+            continue
         for n in sizes:
             g = torch.Generator().manual_seed(1000 + n)
             _buffers.clear()
@@ -253,7 +395,9 @@ print("@@RESULTS@@" + json.dumps(results))
 
 
 def _port_cases() -> dict[str, tuple[str, dict]]:
-    return {f"{op}/{case['target']}": (op, case) for op, case in all_cases()}
+    """Each port with its case against the reference CUDA source (what its own run must show)."""
+    return {f"{op}/{case['target']}": (op, case) for op, case in all_cases()
+            if case["source"] == f"{cu_stem(op)}.cu"}
 
 
 def _run_child(op: str, jobs: list[str]) -> dict:
@@ -266,7 +410,7 @@ def _run_child(op: str, jobs: list[str]) -> dict:
     )
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # as the Makefile sets it
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, op, json.dumps(SIZES), json.dumps(jobs)],
+        [sys.executable, "-c", CHILD, op, json.dumps(sizes_of(op)), json.dumps(jobs)],
         capture_output=True,
         text=True,
         env=env,
@@ -302,8 +446,7 @@ def test_port_imports_and_has_one_kernel_and_one_wrapper(key):
     assert res["kernels"] == 1, key
     assert len(res["wrappers"]) == 1, res["wrappers"]
     op, _ = _port_cases()[key]
-    cu_stem = {"vector_add": "vadd"}.get(op, op)
-    assert res["wrappers"] == [cu_stem], "the wrapper is named like the CUDA host launcher"
+    assert res["wrappers"] == [cu_stem(op)], "the wrapper is named like the CUDA host launcher"
 
 
 @pytest.mark.parametrize("key", PORTS)
@@ -312,23 +455,27 @@ def test_port_runs_in_the_interpreter(key):
     res = interpreter_results()[key]
     assert res["error"] is None, res["error"]
     runs = res["runs"]
-    assert [r["n"] for r in runs] == list(SIZES)
+    assert [r["n"] for r in runs] == sizes_of(op)
     for r in runs:
-        assert r["dtype"] == "torch.float32" and r["shape"] == [r["n"]], r
+        assert r["dtype"] == "torch.float32" and r["shape"] == r.get("expected_shape", [r["n"]]), r
     if case["verdict"] == "equivalent":
         for r in runs:
             assert r["poison_left"] == 0 and r["wrong_written"] == 0, r
+            assert not r.get("nonfinite_mismatch"), r
             assert not r["inputs_changed"] and not r["padding_written"], r
+            assert not r.get("reads_padding"), r
     else:
         shown = set()
-        if any(r["padding_written"] for r in runs):
+        if any(r["padding_written"] or r.get("reads_padding") for r in runs):
             shown.add("LC201")
         if any(r["wrong_written"] for r in runs):
             shown.add("LC301")
+        if any(r.get("nonfinite_mismatch") for r in runs):
+            shown.add("LC302")
         if any(r["poison_left"] for r in runs):
             shown.add("LC303")
         if any(r["inputs_changed"] for r in runs):
             shown.add("LC306")
-        assert shown, f"{key}: the seeded bug does not show at sizes {SIZES}"
+        assert shown, f"{key}: the seeded bug does not show at sizes {sizes_of(op)}"
         claimed = set(case["codes"]) & RUN_CODES
         assert shown == claimed, f"{key}: the run shows {sorted(shown)}, the case lists {sorted(claimed)}"

@@ -1,0 +1,28 @@
+// matmul with a seeded bug: the barrier after the inner product is gone, so when k > 16 a fast
+// warp stores the next K tile into as/bs while slower warps still read the current one (a
+// write-after-read race on shared memory across loop iterations).
+
+template <int TILE>
+__global__ void matmul_kernel(const float* a, const float* b, float* out, int m, int n, int k) {
+    __shared__ float as[TILE][TILE];
+    __shared__ float bs[TILE][TILE];
+    int tx = threadIdx.x;
+    int ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < k; t += TILE) {
+        as[ty][tx] = (row < m && t + tx < k) ? a[row * k + t + tx] : 0.0f;
+        bs[ty][tx] = (t + ty < k && col < n) ? b[(t + ty) * n + col] : 0.0f;
+        __syncthreads();
+        for (int i = 0; i < TILE; ++i) acc += as[ty][i] * bs[i][tx];
+    }
+    if (row < m && col < n) out[row * n + col] = acc;
+}
+
+void matmul(const float* a, const float* b, float* out, int m, int n, int k) {
+    const int tile = 16;
+    dim3 block(tile, tile);
+    dim3 grid((n + tile - 1) / tile, (m + tile - 1) / tile);
+    matmul_kernel<tile><<<grid, block>>>(a, b, out, m, n, k);
+}

@@ -1,0 +1,26 @@
+// reduce_sum with a seeded bug: only threads with i < n store to the shared tile (no 0.0f for the
+// rest), so in a partial last block the tree reads s[tid + stride] that nothing wrote.
+
+
+__global__ void reduce_sum_kernel(const float* x, float* out, int n) {
+    __shared__ float s[256];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * 256 + tid;
+    if (i < n) s[tid] = x[i];
+    __syncthreads();
+    for (int stride = 128; stride > 32; stride >>= 1) {
+        if (tid < stride) s[tid] += s[tid + stride];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        float v = s[tid] + s[tid + 32];
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffff, v, off);
+        if (tid == 0) out[blockIdx.x] = v;
+    }
+}
+
+void reduce_sum(const float* x, float* out, int n) {
+    const int block = 256;
+    int grid = (n + block - 1) / block;
+    reduce_sum_kernel<<<grid, block>>>(x, out, n);
+}

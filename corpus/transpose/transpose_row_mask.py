@@ -1,0 +1,26 @@
+"""Triton port of transpose.cu with a seeded bug: the mask checks the row only (`r < rows`), not the
+column, so when cols % 32 != 0 the last tile column reads x[r][c] for c >= cols (the next row, or past
+the end of x for the last row) and stores it to out[c][r] past the end of out. The in-bounds values are
+right."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def transpose_kernel(x_ptr, out_ptr, rows, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    r = tl.program_id(1) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
+    c = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
+    mask = (r < rows) & (c >= 0)
+    tile = tl.load(x_ptr + r * cols + c, mask=mask)
+    tl.store(out_ptr + c * rows + r, tile, mask=mask)
+
+
+def transpose(x: torch.Tensor) -> torch.Tensor:
+    rows, cols = x.shape
+    out = torch.empty((cols, rows), dtype=x.dtype, device=x.device)
+    BLOCK_R, BLOCK_C = 32, 32
+    grid = (triton.cdiv(cols, BLOCK_C), triton.cdiv(rows, BLOCK_R))
+    transpose_kernel[grid](x, out, rows, cols, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C)
+    return out
