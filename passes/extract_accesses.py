@@ -54,6 +54,7 @@ class Opaque:
 
     why: str
     sources: frozenset[str] = frozenset()
+    dims: tuple[sympy.Symbol | None, ...] = ()  # a loaded tile's lanes, per dimension
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class State:
     read_counter: itertools.count = field(default_factory=itertools.count)
     write_counter: itertools.count = field(default_factory=itertools.count)
     alloc_counter: itertools.count = field(default_factory=itertools.count)
+    access_dims: dict[str, tuple] = field(default_factory=dict)  # access id -> its lanes per dimension
     is_triton: bool = False
 
     def fresh_lane(self, start: sympy.Basic, end: sympy.Basic) -> sympy.Symbol:
@@ -455,7 +457,7 @@ def _trans(op: Operation, st: State) -> None:
         value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
 
 
-@rule("tt.reshape", "tt.join", "tt.split", "tt.cat")
+@rule("tt.reshape", "tt.join", "tt.split", "tt.cat", "simt.shuffle", "simt.vote")
 def _moving(op: Operation, st: State) -> None:
     srcs = sources_of(*(st.get(o) for o in op.operands)) | {MOVED}
     for r in op.results:
@@ -510,6 +512,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         fastest = (str(lanes[-1]) if st.is_triton and lanes
                    else "LANE0" if not st.is_triton else "")
         sources = sorted(sources_of(stored)) if stored is not None else []
+        st.access_dims[access_id] = tuple(dims)
         st.out.append(AccessOp.build(properties={
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(ptr.space),
             "element_type": element_type or ptr.element_type,
@@ -544,7 +547,26 @@ def _tt_load(op: Operation, st: State) -> None:
     ptr = op.operands[0]
     mask = op.operands[1] if len(op.operands) > 1 else None
     access_id = _access(op, st, "read", ptr, mask, _element_type(op.results[0]))
-    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()))
+    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()),
+                                      st.access_dims.get(access_id, ()))
+
+
+@rule("tt.reduce")
+def _tt_reduce(op: Operation, st: State) -> None:
+    """A reduction along `axis`: every result element is computed from all lanes of that dimension.
+    Each source `r3` becomes `r3/LANE7`: read r3, for every value of LANE7."""
+    axis = int_prop(op, "axis")
+    operands = [st.get(o) for o in op.operands]
+    sources: set[str] = set()
+    dims: tuple = ()
+    for value in operands:
+        value_dims = getattr(value, "dims", ())
+        lane = value_dims[axis] if axis < len(value_dims) else None
+        for source in sources_of(value):
+            sources.add(f"{source}/{lane.name}" if lane is not None and source != MOVED else source)
+        dims = value_dims[:axis] + value_dims[axis + 1:] if value_dims else ()
+    for r in op.results:
+        st.values[r] = Opaque("a reduction", frozenset(sources), dims)
 
 
 @rule("tt.store")
@@ -656,15 +678,18 @@ _VALUE_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.rem
               "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.cmpf",
               "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf",
               "arith.truncf", "arith.bitcast", "tt.fp_to_fp", "tt.clampf", "tt.precise_sqrt",
-              "tt.precise_divf", "tt.extern_elementwise", "tt.dot", "tt.reduce",
-              "tt.mulhiui", "math.fma", "simt.shuffle", "simt.vote")
+              "tt.precise_divf", "tt.extern_elementwise", "tt.dot",
+              "tt.mulhiui", "math.fma")
 
 
 @rule(*_VALUE_OPS)
 def _value_op(op: Operation, st: State) -> None:
-    srcs = sources_of(*(st.get(o) for o in op.operands))
+    operands = [st.get(o) for o in op.operands]
+    srcs = sources_of(*operands)
     for r in op.results:
-        st.values[r] = Opaque(f"a value computed by {op.name}", srcs)
+        rank = len(shape_of(r))
+        dims = next((v.dims for v in operands if len(getattr(v, "dims", ())) == rank and rank), ())
+        st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims)
 
 
 def _generic_value(op: Operation, st: State) -> None:

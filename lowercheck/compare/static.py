@@ -258,7 +258,7 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
             if dep_s is UNKNOWN or dep_t is UNKNOWN:
                 notes.append(f"the dependence of `{t_out}` on `{t_in}` is not exact (a buffer that feeds "
                              "itself, as in a shared-memory tree reduction, or values moved between lanes by "
-                             "tl.trans/tl.reshape): not compared")
+                             "warp shuffles or tl.trans/tl.reshape): not compared")
                 continue
             if dep_s is None and dep_t is None:
                 continue
@@ -339,10 +339,16 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
     result = None
     reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
     for source in (s.data for s in acc.op.sources.data):
-        read = reads.get(source)
+        base, *reduced = source.split("/")  # `r3/LANE7`: read r3 for every value of LANE7
+        read = reads.get(base)
         if read is None:
             continue
-        aligned = _align_domain(read.relation, acc.relation)
+        relation = read.relation
+        for lane in reduced:
+            position = relation.find_dim_by_name(isl.dim_type.in_, lane)
+            if position >= 0:
+                relation = relation.project_out(isl.dim_type.in_, position, 1)
+        aligned = _align_domain(relation, acc.relation)
         if aligned is None:
             continue
         if read.buffer == inp:
