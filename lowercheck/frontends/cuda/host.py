@@ -503,7 +503,7 @@ class HostReader:
                 return self.dim3(kids[0])
             extents = [sympy.Integer(1) if self._default(k) else self.expr(k) for k in kids]
             extents += [sympy.Integer(1)] * (3 - len(extents))
-            return tuple(extents[:3])  # type: ignore[return-value]
+            return tuple(extents[:3])  # type: ignore[return-value] # always three extents: the list was padded above
         if not _is_dim3(c.type):
             return (self.expr(c), sympy.Integer(1), sympy.Integer(1))
         raise self.unsupported(f"the launch extent `{_text(e)}`", e)

@@ -539,7 +539,7 @@ class KernelLowering:
         if p.rank != 1:
             raise self.unsupported("initialising a multi-dimensional local array", var)
         values = children(init)
-        for k in range(p.base.type.shape.data[0].data):  # type: ignore[attr-defined]
+        for k in range(p.base.type.shape.data[0].data):  # type: ignore[attr-defined] # a local array is a static memref
             if k < len(values):
                 v, vt = self.expr(values[k])
                 v = self.scalar(self.convert(v, vt, t.elem, values[k]), values[k])
@@ -625,7 +625,7 @@ class KernelLowering:
                 types.extend([t.elem.ir] * t.lanes)
             else:
                 v = self.env[k]
-                types.append(v.ctype.ir if isinstance(v, Undef) else v.type)  # type: ignore[union-attr]
+                types.append(v.ctype.ir if isinstance(v, Undef) else v.type)  # type: ignore[union-attr] # an env entry that is not Undef is an SSA value
         return types
 
     def _bind_flat(self, keys: list[object], values: list[SSAValue]) -> None:
