@@ -98,6 +98,10 @@ def _write_error_json(path: str, err) -> None:
 
     doc = error_document(err.message, err.location.to_json() if err.location else None, err.hint,
                          "inconclusive" if err.exit_code == 3 else "error")
+    if getattr(err, "code", None):  # an unsupported construct is a finding too (LC901)
+        from lowercheck.findings import Finding
+
+        doc["findings"].append(Finding(err.code, err.message, location=err.location, hint=err.hint).to_json())
     with open(path, "w") as out:
         json.dump(doc, out, indent=2)
 

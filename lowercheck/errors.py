@@ -56,3 +56,11 @@ class Unsupported(LowercheckError):
     """A construct lowercheck cannot model yet; the check is inconclusive (exit 3, code LC901)."""
 
     exit_code = 3
+    code = "LC901"
+
+    def render(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        text = f"{where}inconclusive[{self.code}]: {self.message}"
+        if self.hint:
+            text += f"\n  help: {self.hint}"
+        return text

@@ -102,3 +102,18 @@ def test_code_pages(code: str) -> None:
 def test_two_untyped_sides_need_a_spec() -> None:
     done = lowercheck("diff", VADD_PY, VADD_PY.replace("vadd.py", "vadd_sub.py"), "--no-run")
     assert_clean_error(done, 2, "vadd.py:", "arguments of `vadd` are unknown: x, y", "[args.NAME]")
+
+
+def test_unsupported_construct_is_inconclusive_lc901(tmp_path: Path) -> None:
+    kernel = tmp_path / "switch.cu"
+    kernel.write_text("__global__ void k(const float* x, float* y, int n) {\n    int i = threadIdx.x;\n"
+                      "    switch (i) { case 0: y[0] = x[0]; break; default: break; }\n}\n"
+                      "void launch(const float* x, float* y, int n) { k<<<1, 32>>>(x, y, n); }\n")
+    report = tmp_path / "r.json"
+    done = lowercheck("diff", str(kernel), VADD_PY, "--json", str(report))
+    assert_clean_error(done, 3, f"{kernel}:3:", "inconclusive[LC901]", "switch")
+    import json
+
+    doc = json.loads(report.read_text())
+    assert doc["verdict"] == "inconclusive"
+    assert [f["code"] for f in doc["findings"]] == ["LC901"] and doc["findings"][0]["location"]["line"] == 3
