@@ -224,11 +224,7 @@ def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, p
     total = sympy.Integer(1)
     for dim in shape:
         total *= _bind(dim, sizes)
-    total = sympy.expand(total)
-    try:
-        bound = symbolic.to_isl(total)
-    except symbolic.NonAffine:
-        raise
+    bound = symbolic.to_isl(sympy.expand(total))  # NonAffine propagates: the caller sweeps instead
     owner = ", ".join([f"o_{d}" for d in OWNER_DIMS[space]] + ["i0"])
     return isl.Set(f"{_isl_params(params)} -> {{ {buffer}[{owner}] : 0 <= i0 < {bound} and "
                    f"{size_constraints(params)} }}")

@@ -109,8 +109,6 @@ def tile_sizes(modules: Iterable[ModuleOp]) -> list[int]:
                 for text in (a.data for a in op.domain.data):
                     if (m := bound.match(text)) and int(m.group(1)) > 1:
                         tiles.add(int(m.group(1)))
-            elif isinstance(op, KernelOp):
-                continue
     return sorted(tiles)
 
 
