@@ -115,5 +115,5 @@ class IsolatedFrontend:
         if kill:
             for process in list(getattr(self._pool, "_processes", {}).values()):
                 process.kill()
-        self._pool.shutdown(wait=not kill, cancel_futures=True)
+        self._pool.shutdown(wait=True, cancel_futures=True)  # processes killed first: a quick wait
         self._pool = None
