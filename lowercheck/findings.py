@@ -304,7 +304,7 @@ def _lc304():
     Fix: a deterministic reduction order, or accept it with a looser tolerance."""
 
 
-@_code("LC305", Severity.WARNING, "precision loss in accumulation")
+@_code("LC305", Severity.ERROR, "precision loss in accumulation")
 def _lc305():
     """What it checks: the accumulation dtype of each reduction on both sides.
 
