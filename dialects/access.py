@@ -15,7 +15,11 @@ access.kernel @add_kernel {grid = ["floor((n + 1023)/1024)", "1", "1"]} {
 ```
 
 `id` names the access within its kernel; a write's `sources` lists the ids of the reads its
-stored value is computed from (for the dependence map of each output).
+stored value is computed from (for the dependence map of each output). Two optional facts feed the
+type checks: `int32` lists the subexpressions of the index that the kernel computes in 32-bit
+integers (each must fit for the sizes in use: LC209), and `accumulation` the float types in which
+the stored value's additions (adds, dot products, reductions, atomics) were done (LC305; `tf32`
+for a dot whose inputs are rounded to tf32).
 
 An access whose index could not be modelled is an `access.unmodelled` op with the reason: the
 static verdict is then inconclusive, never a silent pass.
@@ -25,7 +29,15 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Dialect, TypeAttribute
-from xdsl.irdl import ParsePropInAttrDict, IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -70,6 +82,8 @@ class AccessOp(IRDLOperation):
     fastest = prop_def(StringAttr)
     access_id = prop_def(StringAttr, prop_name="id")
     sources = prop_def(ArrayAttr[StringAttr])
+    int32 = opt_prop_def(ArrayAttr[StringAttr])
+    accumulation = opt_prop_def(ArrayAttr[StringAttr])
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -80,6 +94,8 @@ class AccessOp(IRDLOperation):
             raise VerifyException(f"access.access: space must be one of {SPACES}")
         for field in ("indices", "domain", "guard"):
             verify_exprs(self.name, field, getattr(self, field).data)
+        if self.int32 is not None:
+            verify_exprs(self.name, "int32", self.int32.data)
 
 
 @irdl_op_definition

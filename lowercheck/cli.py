@@ -142,6 +142,10 @@ def _lower(args) -> int:
 
     module = lower_file(args.file, _spec(args), emit=args.emit)
     sys.stdout.write(ir.print_ir(module, debuginfo=not args.no_loc))
+    if args.emit == "access":
+        from lowercheck.lowering import relations_text
+
+        sys.stdout.write(relations_text(module))
     return 0
 
 

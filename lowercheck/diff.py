@@ -22,7 +22,7 @@ from lowercheck.compare import dynamic, infer, resources, static
 from lowercheck.compare.tolerance import for_dtype
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
-from lowercheck.findings import Finding, Severity
+from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
@@ -110,6 +110,9 @@ class Report:
     runs: list[dynamic.RunRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     static_strength: str | None = None
+    static_checks: list[static.CheckVerdict] = field(default_factory=list)
+    traffic: dict[str, dict[str, Any]] = field(default_factory=dict)  # side -> buffer -> bytes
+    traffic_sizes: dict[str, int] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -126,7 +129,9 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
-                "verdict": self.verdict, "static": self.static_strength, "notes": self.notes,
+                "verdict": self.verdict, "static": self.static_strength,
+                "static_checks": [c.to_json() for c in self.static_checks],
+                "traffic": {"sizes": self.traffic_sizes, **self.traffic}, "notes": self.notes,
                 "findings": [f.to_json() for f in self.findings], "runs": [r.to_json() for r in self.runs]}
 
 
@@ -192,7 +197,8 @@ def diff(options: DiffOptions) -> Report:
         if skipped:
             report.notes.append(f"{sides[name].path}: {skipped}")
         sides[name].resources = {k: u.to_json() for k, u in found.items()}
-        report.findings += resources.check(name, sides[name].module, sweep, found)
+        report.findings += [replace(f, evidence=f.evidence or str(Evidence.MEASURED))
+                            for f in resources.check(name, sides[name].module, sweep, found)]
     pool.shutdown()
     if options.run:
         _differential(report, sides, correspondence, outputs, sweep, options)
@@ -236,6 +242,7 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     bindings = [[b] for b in sweep] if per_size else [sweep]
     seen: set[tuple] = set()
     strength = None
+    checks: dict[str, static.CheckVerdict] = {}
     for group in bindings:
         views = {name: info.at(group[0]) if per_size else info for name, info in sides.items()}
         result = static.analyse(side("source", views["source"]), side("target", views["target"]),
@@ -245,9 +252,15 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
             if key not in seen:
                 seen.add(key)
                 report.findings.append(f)
-        strength = result.strength if strength in (None, result.strength) else static.Strength.UNSUPPORTED
+        strength = result.strength if strength in (None, result.strength) else Evidence.UNSUPPORTED
         report.notes += [n for n in result.notes if n not in report.notes]
+        for check in result.checks:  # a refutation at any size wins; otherwise the first group's words
+            if check.code not in checks or check.status == Evidence.REFUTED:
+                checks[check.code] = check
+        report.traffic = {side: {b: t.to_json() for b, t in table.items()} for side, table in result.traffic.items()}
+        report.traffic_sizes = result.traffic_sizes
     report.static_strength = str(strength)
+    report.static_checks = list(checks.values())
 
 
 def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
@@ -442,7 +455,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             key = (f.code, f.side, f.buffer)
             if key not in seen:
                 seen.add(key)
-                report.findings.append(f)
+                report.findings.append(replace(f, evidence=f.evidence or str(Evidence.OBSERVED)))
 
 
 def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Mapping[str, int],

@@ -48,6 +48,8 @@ class Finding:
     witness: dict[str, Any] = field(default_factory=dict)
     hint: str | None = None
     severity: Severity | None = None  # None: the code's default
+    # How the finding is known (`Evidence`): refuted by a static witness, observed in a run, ...
+    evidence: str | None = None
 
     @property
     def level(self) -> Severity:
@@ -64,7 +66,19 @@ class Finding:
             "other_location": self.other_location.to_json() if self.other_location else None,
             "witness": self.witness,
             "hint": self.hint,
+            "evidence": self.evidence,
         }
+
+
+class Evidence(enum.StrEnum):
+    """How a finding, or a check that found nothing, is known; stated in every report."""
+
+    PARAMETRIC = "proved for all sizes"  # isl, with the sizes as parameters
+    SWEPT = "proved for the swept sizes"  # isl per concrete size (an index not affine in the sizes)
+    REFUTED = "refuted with a witness"  # a static counterexample: sizes, work item, index
+    OBSERVED = "observed in a run"  # a differential run or a runner's event showed it
+    MEASURED = "measured"  # a tool's numbers (ptxas), a static estimate of traffic
+    UNSUPPORTED = "unsupported"  # not modelled: the reason is in the message
 
 
 CODES: dict[str, Code] = {}
@@ -329,33 +343,40 @@ def _lc306():
 @_code("LC401", Severity.INFO, "performance ratio")
 def _lc401():
     """What it checks: the measured (on a GPU) or modelled time of the target against the source.
+    Measured: the median of the per-round ratios target/source, both sides alternating in one process,
+    with a 95% bootstrap confidence interval, cold cache (L2 flushed before each sample) and hot cache
+    apart.
 
     Why it matters: half of a translation review is whether the port is as fast as it claims.
 
-    Example: target/source = 0.8 (the port is faster).
+    Example: target/source = 0.800 [0.796, 0.804] cold cache (the port is 20% faster).
 
-    Fix: nothing; a fact."""
+    Fix: nothing; a fact. An interval wider than 1% means the time budget ended first."""
 
 
 @_code("LC402", Severity.ERROR, "implausible speed (measurement artefact)")
 def _lc402():
-    """What it checks: the achieved bandwidth or FLOP/s is below the device's ceiling, and device
-    time agrees with wall time.
+    """What it checks: the bandwidth or FLOP/s implied by the cold-cache median (for the bytes and
+    FLOPs the kernel must move and compute) stays under the device's ceiling (datasheet, or measured),
+    and device events see the work that a synchronised wall clock sees.
 
     Why it matters: work on another stream, lazy evaluation or a skipped computation wins benchmarks.
 
-    Example: 9 TB/s on a 3.3 TB/s device.
+    Example: 9 TB/s on a 3.35 TB/s H100; events see 4 µs of a 1.2 ms synchronised call because the
+    kernel runs on a side stream.
 
-    Fix: do the work on the timed stream."""
+    Fix: do the work on the timed stream, inside the call; check the byte and FLOP counts."""
 
 
 @_code("LC403", Severity.ERROR, "result caching")
 def _lc403():
-    """What it checks: changing the inputs in place between calls changes the outputs.
+    """What it checks: the kernel is called, new values are copied into the same input buffers, and
+    it is called again: the output must change (unless the other side's output does not change either).
 
     Why it matters: a kernel that caches its result wins a benchmark that reuses inputs.
 
-    Example: a module that memoises on the input's data pointer.
+    Example: a module that memoises on the input's data pointer, or returns the output of its first
+    call for every input of the same shape.
 
     Fix: compute every call."""
 

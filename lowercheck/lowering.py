@@ -184,3 +184,38 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         module = frontend.lower(path, entry, Binding(binding.args, sizes))
     return extract_accesses(module) if emit == "access" else module
+
+
+def relations_text(module: ModuleOp) -> str:
+    """The access relations of an access module in isl notation, each with its words, as `//`
+    comment lines (the IR printed before them stays parsable): for all sizes where the indices are
+    quasi-affine in them, else for one size (1000 each)."""
+    from lowercheck import symbolic
+    from lowercheck.compare import explain
+    from lowercheck.compare.accesses import build
+    from lowercheck.dialects.access import AccessOp, KernelOp
+    from lowercheck.dialects.kernel import EntryOp
+
+    texts = []
+    for op in module.walk():
+        if isinstance(op, AccessOp):
+            texts += [a.data for a in op.indices.data] + [a.data for a in op.domain.data] + \
+                [a.data for a in op.guard.data]
+        elif isinstance(op, KernelOp):
+            texts += list(op.grid_exprs)
+        elif isinstance(op, EntryOp):
+            texts += [d.data for p in op.params for d in p.shape.data]
+    names = symbolic.params_of([symbolic.parse(t) for t in texts])
+    entry = next(op for op in module.ops if isinstance(op, EntryOp))
+    triton = entry.language.data != "cuda"
+    try:
+        rel = build(module, None, names)
+        header = "// access relations, for all sizes"
+    except symbolic.NonAffine as why:
+        sizes = {name: 1000 for name in names}
+        rel = build(module, sizes, names)
+        header = (f"// access relations for {', '.join(f'{k}={v}' for k, v in sizes.items())} "
+                  f"(not quasi-affine in the sizes: {why})")
+    lines = [header] + explain.describe_all(rel, triton)
+    lines += [f"// not modelled: {u.buffer} ({u.location}): {u.reason}" for u in rel.unmodelled]
+    return "\n".join(line if line.startswith("//") else f"//   {line}" for line in lines) + "\n"

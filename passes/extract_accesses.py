@@ -55,6 +55,7 @@ class Opaque:
     why: str
     sources: frozenset[str] = frozenset()
     dims: tuple[sympy.Symbol | None, ...] = ()  # a loaded tile's lanes, per dimension
+    accum: frozenset[str] = frozenset()  # float types the value's additions were done in (LC305)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class Tile:
     expr: sympy.Basic
     dims: tuple[sympy.Symbol | None, ...] = ()
     sources: frozenset[str] = frozenset()
+    # Subexpressions computed in 32-bit integers on the way to this value (LC209), over the same lanes.
+    narrow: frozenset[sympy.Basic] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -171,13 +174,29 @@ def sources_of(*values: Value) -> frozenset[str]:
     return out
 
 
+def accum_of(*values: Value) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for v in values:
+        if isinstance(v, Opaque):
+            out |= v.accum
+    return out
+
+
 def unify(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[sympy.Basic], tuple]:
     """Bring tensors of the same rank onto common lanes, position by position."""
+    exprs, dims, _ = unify_narrow(state, tiles, rank)
+    return exprs, dims
+
+
+def unify_narrow(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[sympy.Basic], tuple, frozenset]:
+    """`unify`, and the tiles' 32-bit subexpressions moved onto the common lanes too."""
     dims: list[sympy.Symbol | None] = [None] * rank
     exprs = []
+    narrow: set[sympy.Basic] = set()
     for t in tiles:
         if not t.dims:  # scalar: broadcasts everywhere
             exprs.append(t.expr)
+            narrow |= t.narrow
             continue
         subst: dict[sympy.Symbol, sympy.Symbol] = {}
         for pos, lane in enumerate(t.dims):
@@ -193,7 +212,18 @@ def unify(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[sympy.Ba
             elif dims[pos] != lane:
                 subst[t.dims[pos]] = dims[pos]
         exprs.append(t.expr.xreplace(subst) if subst else t.expr)
-    return exprs, tuple(dims)
+        narrow |= {n.xreplace(subst) for n in t.narrow} if subst else t.narrow
+    return exprs, tuple(dims), frozenset(narrow)
+
+
+_NARROWING = ("arith.addi", "arith.subi", "arith.muli", "arith.shli")  # int ops that can wrap
+
+
+def _is_i32(value: SSAValue) -> bool:
+    t = value.type
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return t.__class__.__name__ == "IntegerType" and t.width.data == 32
 
 
 def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]) -> None:
@@ -203,13 +233,15 @@ def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]
         state.values[op.results[0]] = Opaque(why, sources_of(*args))
         return
     rank = len(shape_of(op.results[0]))
-    exprs, dims = unify(state, args, rank)
+    exprs, dims, narrow = unify_narrow(state, args, rank)
     try:
         result = combine(*exprs)
     except (TypeError, ValueError) as err:
         state.values[op.results[0]] = Opaque(f"{op.name}: {err}", sources_of(*args))
         return
-    state.values[op.results[0]] = Tile(result, dims if rank else (), sources_of(*args))
+    if op.name in _NARROWING and _is_i32(op.results[0]) and result.free_symbols:
+        narrow |= {result}
+    state.values[op.results[0]] = Tile(result, dims if rank else (), sources_of(*args), narrow)
 
 
 def _size_divisor(b: sympy.Basic, what: str) -> None:
@@ -290,6 +322,8 @@ _PASSTHROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.
 @rule(*_PASSTHROUGH)
 def _cast(op: Operation, st: State) -> None:
     v = st.get(op.operands[0])
+    if op.name == "arith.trunci" and isinstance(v, Tile) and _is_i32(op.results[0]) and v.expr.free_symbols:
+        v = replace(v, narrow=v.narrow | {v.expr})  # an i64 value cut to 32 bits must fit them
     st.values[op.results[0]] = v
 
 
@@ -307,9 +341,9 @@ def _select(op: Operation, st: State) -> None:
     if isinstance(a, Tile) and isinstance(b, Tile) and a.expr == b.expr and a.dims == b.dims:
         st.values[op.results[0]] = a
     elif isinstance(a, Tile) and isinstance(b, Tile) and isinstance(c, Tile):
-        exprs, dims = unify(st, [c, a, b], len(shape_of(op.results[0])))
+        exprs, dims, narrow = unify_narrow(st, [c, a, b], len(shape_of(op.results[0])))
         st.values[op.results[0]] = Tile(sympy.Piecewise((exprs[1], exprs[0]), (exprs[2], True)),
-                                        dims, sources_of(a, b, c))
+                                        dims, sources_of(a, b, c), narrow)
     else:
         st.values[op.results[0]] = Opaque("select of opaque values", sources_of(a, b, c))
 
@@ -392,7 +426,7 @@ def _splat(op: Operation, st: State) -> None:
     if isinstance(v, Pointer):
         st.values[op.results[0]] = replace(v, offset=replace(v.offset, dims=(None,) * rank))
     elif isinstance(v, Tile):
-        st.values[op.results[0]] = Tile(v.expr, (None,) * rank, v.sources)
+        st.values[op.results[0]] = replace(v, dims=(None,) * rank)
     else:
         st.values[op.results[0]] = v
 
@@ -424,7 +458,8 @@ def _positioned(st: State, value: Value) -> Value:
             st.positioned[key] = fresh
         subst[lane] = st.positioned[key]
         dims.append(st.positioned[key])
-    moved = Tile(tile_of.expr.xreplace(subst), tuple(dims), tile_of.sources)
+    moved = Tile(tile_of.expr.xreplace(subst), tuple(dims), tile_of.sources,
+                 frozenset(n.xreplace(subst) for n in tile_of.narrow))
     return replace(value, offset=moved) if isinstance(value, Pointer) else moved
 
 
@@ -451,7 +486,7 @@ def _trans(op: Operation, st: State) -> None:
     perm = [int(x) for x in order.get_values()] if order is not None else None
     value = st.get(op.operands[0])
     if isinstance(value, Opaque):  # data moves between lanes: the work-item map is not the identity
-        st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED})
+        st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED}, accum=value.accum)
         return
     st.values[op.results[0]] = _positioned(st, _reshape_dims(
         value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
@@ -459,9 +494,10 @@ def _trans(op: Operation, st: State) -> None:
 
 @rule("tt.reshape", "tt.join", "tt.split", "tt.cat", "simt.shuffle", "simt.vote")
 def _moving(op: Operation, st: State) -> None:
-    srcs = sources_of(*(st.get(o) for o in op.operands)) | {MOVED}
+    operands = [st.get(o) for o in op.operands]
+    srcs = sources_of(*operands) | {MOVED}
     for r in op.results:
-        st.values[r] = Opaque(f"a value rearranged by {op.name}", srcs)
+        st.values[r] = Opaque(f"a value rearranged by {op.name}", srcs, accum=accum_of(*operands))
 
 
 @rule("tt.addptr")
@@ -474,8 +510,10 @@ def _addptr(op: Operation, st: State) -> None:
         st.values[op.results[0]] = Opaque(getattr(off, "why", "opaque offset"))
         return
     rank = len(shape_of(op.results[0]))
-    exprs, dims = unify(st, [ptr.offset, off], rank)
-    st.values[op.results[0]] = replace(ptr, offset=Tile(exprs[0] + exprs[1], dims if rank else ()))
+    exprs, dims, narrow = unify_narrow(st, [ptr.offset, off], rank)
+    if _is_i32(op.operands[1]) and exprs[1].free_symbols:
+        narrow |= {exprs[1]}  # an i32 offset tensor: Triton's default for int arguments below 2^31
+    st.values[op.results[0]] = replace(ptr, offset=Tile(exprs[0] + exprs[1], dims if rank else (), narrow=narrow))
 
 
 def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAValue | None,
@@ -494,7 +532,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         if mask is not None:
             tiles.append(tile(st, mask))
         rank = max(len(t.dims) for t in tiles)
-        exprs, dims = unify(st, tiles, rank)
+        exprs, dims, narrow = unify_narrow(st, tiles, rank)
         # Broadcast dimensions still without a lane: every lane of that dimension does the access.
         shape = shape_of(ptr_value) or ()
         dims = list(dims)
@@ -509,11 +547,11 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             if lane in lanes or lane in used:
                 lo, hi = st.lane_ranges[lane]
                 domain += [sympy.Ge(lane, lo), sympy.Lt(lane, hi)]
-        fastest = (str(lanes[-1]) if st.is_triton and lanes
+        fastest = (_triton_fastest(exprs[0], lanes) if st.is_triton and lanes
                    else "LANE0" if not st.is_triton else "")
         sources = sorted(sources_of(stored)) if stored is not None else []
         st.access_dims[access_id] = tuple(dims)
-        st.out.append(AccessOp.build(properties={
+        properties = {
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(ptr.space),
             "element_type": element_type or ptr.element_type,
             "indices": _strings([exprs[0]]),
@@ -521,7 +559,19 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             "guard": _strings([g for g in guard if g is not sympy.true]),
             "fastest": StringAttr(fastest), "id": StringAttr(access_id),
             "sources": ArrayAttr([StringAttr(s) for s in sources]),
-        }))
+        }
+        # Only 32-bit subexpressions that grow with the sizes or the grid can wrap; lane-only ones
+        # are bounded by the tile.
+        wide = sorted((n for n in narrow if any(symbolic.tag_of(v) is not symbolic.Tag.LANE
+                                               for v in n.free_symbols)), key=symbolic.format)
+        if wide:
+            properties["int32"] = _strings(wide)
+        accum = accum_of(stored) if stored is not None else frozenset()
+        if kind == "atomic" and _float_name(element_type or ptr.element_type):
+            accum |= {_float_name(element_type or ptr.element_type)}
+        if accum:
+            properties["accumulation"] = ArrayAttr([StringAttr(a) for a in sorted(accum)])
+        st.out.append(AccessOp.build(properties=properties))
         st.out[-1].location = op.location
         return access_id
     except NotModelled as why:
@@ -529,6 +579,24 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
                                                      "reason": StringAttr(str(why))}))
         st.out[-1].location = op.location
         return None
+
+
+def _triton_fastest(index: sympy.Basic, lanes: Sequence[sympy.Symbol]) -> str:
+    """The lane consecutive threads take in Triton's layout for this access: Triton's coalescing
+    pass orders a memory op's layout by the pointer's contiguity, so a dimension along which the
+    index steps by one is the fastest; with none, the tile's last dimension."""
+    for lane in reversed(lanes):
+        step = sympy.expand(index.xreplace({lane: lane + 1}) - index)
+        if step in (1, -1):
+            return str(lane)
+    return str(lanes[-1])
+
+
+def _float_name(t: Attribute | None) -> str | None:
+    if isinstance(t, TensorType):
+        t = t.element_type
+    name = str(t)
+    return name if name in ("f16", "bf16", "f32", "f64") or name.startswith("f8") else None
 
 
 def _strings(exprs) -> ArrayAttr:
@@ -557,6 +625,9 @@ def _tt_reduce(op: Operation, st: State) -> None:
     Each source `r3` becomes `r3/LANE7`: read r3, for every value of LANE7."""
     axis = int_prop(op, "axis")
     operands = [st.get(o) for o in op.operands]
+    accum = set(accum_of(*operands))
+    if any(inner.name in _ADDS for inner in op.walk()):  # a sum: accumulated in the operand's type
+        accum |= {t for o in op.operands if (t := _float_name(o.type))}
     sources: set[str] = set()
     dims: tuple = ()
     for value in operands:
@@ -566,7 +637,7 @@ def _tt_reduce(op: Operation, st: State) -> None:
             sources.add(f"{source}/{lane.name}" if lane is not None and source != MOVED else source)
         dims = value_dims[:axis] + value_dims[axis + 1:] if value_dims else ()
     for r in op.results:
-        st.values[r] = Opaque("a reduction", frozenset(sources), dims)
+        st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum))
 
 
 @rule("tt.store")
@@ -609,7 +680,7 @@ def _flat_index(st: State, memref: SSAValue, indices: Sequence[SSAValue]) -> Til
     flat = sympy.Integer(0)
     for t, extent in zip(tiles, shape, strict=True):
         flat = flat * extent + t.expr
-    return Tile(flat, (), sources_of(*tiles))
+    return Tile(flat, (), sources_of(*tiles), frozenset().union(*(t.narrow for t in tiles)))
 
 
 def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
@@ -627,7 +698,7 @@ def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
         return None
     ptr = st.get(memref)
     if isinstance(ptr, Pointer):
-        index = Tile(ptr.offset.expr + index.expr, (), index.sources)
+        index = Tile(ptr.offset.expr + index.expr, (), index.sources, index.narrow | ptr.offset.narrow)
     return _access(op, st, kind, memref, None, memref.type.element_type, stored, index=index)
 
 
@@ -682,14 +753,33 @@ _VALUE_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.rem
               "tt.mulhiui", "math.fma")
 
 
+_ADDS = ("arith.addf", "arith.subf", "math.fma")
+_TF32 = 0  # tt.dot inputPrecision: 0 tf32, 1 tf32x3, 2 ieee
+
+
 @rule(*_VALUE_OPS)
 def _value_op(op: Operation, st: State) -> None:
     operands = [st.get(o) for o in op.operands]
     srcs = sources_of(*operands)
+    accum = accum_of(*operands)
+    if op.name in _ADDS or op.name == "tt.dot":
+        accum |= {t for r in op.results if (t := _float_name(r.type))}
+    if op.name == "tt.dot" and _float_name(op.operands[0].type) == "f32":
+        precision = prop(op, "inputPrecision")
+        if isinstance(precision, IntegerAttr) and precision.value.data == _TF32:
+            accum |= {"tf32"}
     for r in op.results:
         rank = len(shape_of(r))
         dims = next((v.dims for v in operands if len(getattr(v, "dims", ())) == rank and rank), ())
-        st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims)
+        if op.name == "tt.dot":  # (m, k) x (k, n) -> (m, n): the k lanes are summed over
+            a_dims, b_dims = (getattr(v, "dims", ()) for v in operands[:2])
+            if len(a_dims) == 2 and len(b_dims) == 2:
+                dims = (a_dims[0], b_dims[1])
+                srcs = frozenset(f"{s}/{a_dims[1].name}" if a_dims[1] is not None and s != MOVED and "/" not in s
+                                 else s for s in sources_of(operands[0])) | \
+                    frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED and "/" not in s
+                              else s for s in sources_of(operands[1])) | sources_of(*operands[2:])
+        st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
 
 
 def _generic_value(op: Operation, st: State) -> None:
@@ -724,7 +814,9 @@ def _scf_if(op: Operation, st: State) -> None:
             st.values[result] = a if a.expr == b.expr else Tile(
                 sympy.Piecewise((a.expr, cexpr), (b.expr, True)), a.dims, a.sources | b.sources)
         else:
-            st.values[result] = Opaque("a value merged from two branches", sources_of(*(v for v in (a, b) if v)))
+            merged = [v for v in (a, b) if v]
+            st.values[result] = Opaque("a value merged from two branches", sources_of(*merged),
+                                       accum=accum_of(*merged))
 
 
 @rule("scf.for")
@@ -759,8 +851,8 @@ def _scf_for(op: Operation, st: State) -> None:
     st.seq_domain = saved
     # A loop's results are computed from everything its iterations read (a reduction's sum).
     for i, r in enumerate(op.results):
-        srcs = sources_of(inits[i]) | (sources_of(yielded[i]) if i < len(yielded) else frozenset())
-        st.values[r] = Opaque("loop result", srcs)
+        last = [inits[i]] + ([yielded[i]] if i < len(yielded) else [])
+        st.values[r] = Opaque("loop result", sources_of(*last), accum=accum_of(*last))
 
 
 def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | None]:

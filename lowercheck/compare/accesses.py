@@ -1,9 +1,12 @@
 """Access relations in isl: an `access` module becomes one isl map per access.
 
-A map sends a work item (GRID, LANE and SEQ variables) to the buffer element it touches:
+A map sends a work item (GRID, LANE and SEQ variables) to the buffer element it touches, in the
+buffer's logical coordinates (one per dimension, see `coordinates.py`):
 
     [n] -> { K0_w0[GRID0, GRID1, GRID2, LANE0] -> c[i0] : i0 = 256GRID0 + LANE0 and
              0 <= GRID0 < floor((n + 255)/256) and ... and 256GRID0 + LANE0 < n }
+    [cols, rows] -> { K0_r0[GRID0, GRID1, GRID2, LANE4, LANE5] -> x[i0, i1] :
+             i0 = 32GRID1 + LANE4 and i1 = 32GRID0 + LANE5 and ... }
 
 Sizes are isl parameters, so a check answers for every size at once ("parametric"). When an
 expression is not quasi-affine in the sizes (a product of a loop trip and a size), the relation is
@@ -12,9 +15,8 @@ built for each concrete size of the sweep instead ("swept"), and says so.
 
 from __future__ import annotations
 
-import enum
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -22,16 +24,12 @@ import sympy
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import symbolic
+from lowercheck.compare import coordinates
 from lowercheck.dialects._expr import strings
 from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.errors import SourceLocation
-
-
-class Strength(enum.StrEnum):
-    PARAMETRIC = "proved for all sizes"
-    SWEPT = "proved for the swept sizes"
-    UNSUPPORTED = "unsupported"
+from lowercheck.findings import Evidence
 
 
 @dataclass(frozen=True)
@@ -42,8 +40,10 @@ class Access:
     callee: str
     op: AccessOp
     relation: isl.Map
-    index: sympy.Basic
+    index: sympy.Basic  # the flat element index (sizes bound when the relations are per size)
     location: SourceLocation | None
+    coords: tuple[sympy.Basic, ...] = ()  # the logical coordinates the relation maps to
+    split: str = "flat"  # how the flat index was split into coordinates (coordinates.Coordinates.how)
 
     @property
     def buffer(self) -> str:
@@ -121,12 +121,16 @@ def size_constraints(params: Iterable[str]) -> str:
     return " and ".join(f"{p} >= 1" for p in params) or "0 = 0"
 
 
-def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterable[str]) -> Relations:
-    """isl relations of every access in `module` (the output of `extract-accesses`).
+def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterable[str],
+          shapes: Mapping[str, Sequence[str]] | None = None) -> Relations:
+    """isl relations of every access in `module` (the output of `extract-accesses`), in the logical
+    coordinates of each global buffer's `shapes` (default: the entry's param shapes).
 
     Raises `symbolic.NonAffine` when `sizes` is None and some expression is not quasi-affine in the
     sizes: the caller then retries with concrete sizes."""
     entry = next(op for op in module.ops if isinstance(op, EntryOp))
+    if shapes is None:
+        shapes = {p.pname: strings(p.shape) for p in entry.params if p.kind.data == "buffer" and p.shape.data}
     params = sorted(size_names) if sizes is None else []
     accesses: list[Access] = []
     unmodelled: list[Unmodelled] = []
@@ -136,7 +140,7 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
         if not isinstance(kernel, KernelOp):
             continue
         grid = [_bind(g, sizes) for g in kernel.grid_exprs]
-        block = _block_of(entry, kernel_index, sizes)
+        block = block_of(entry, kernel_index, sizes)
         for op in kernel.body.ops:
             if isinstance(op, BufferOp):
                 allocated[allocated_name(kernel_index, op.buffer_name.data)] = (op.space.data, strings(op.shape))
@@ -146,20 +150,22 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
                 continue
             if not isinstance(op, AccessOp):
                 continue
+            shape = shapes.get(op.buffer.data) if op.space.data == "global" else None
             try:
-                relation, index = _relation(kernel_index, op, grid, block, sizes, params)
+                relation, index, chosen = _relation(kernel_index, op, grid, block, sizes, params, shape)
             except symbolic.NonAffine:
                 if sizes is None:
                     raise
                 unmodelled.append(Unmodelled(op.buffer.data, "a non-affine index", location_of(op)))
                 continue
             accesses.append(Access(kernel_index, kernel.callee.root_reference.data, op, relation,
-                                   index, location_of(op)))
+                                   index, location_of(op), chosen.exprs, chosen.how))
         kernel_index += 1
     return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params, allocated)
 
 
-def _block_of(entry: EntryOp, kernel: int, sizes) -> list[sympy.Basic]:
+def block_of(entry: EntryOp, kernel: int, sizes) -> list[sympy.Basic]:
+    """The block extents (x, y, z) of launch `kernel`; Triton launches have none (1, 1, 1)."""
     launches = entry.launches
     exprs = launches[kernel].block_exprs if kernel < len(launches) else []
     exprs = (list(exprs) + ["1", "1", "1"])[:3]
@@ -182,10 +188,44 @@ def _bind(text: str, sizes: Mapping[str, int] | None) -> sympy.Basic:
 
 
 def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sympy.Basic], sizes,
-              params) -> tuple[isl.Map, sympy.Basic]:
+              params, shape: Sequence[str] | None) -> tuple[isl.Map, sympy.Basic, coordinates.Coordinates]:
+    """The access's map to coordinates of `shape` (flat when None), with its flat index and the
+    coordinate split chosen: the first split of `coordinates.candidates`, unless it puts an inner
+    coordinate out of its dimension's range where the next split ("borrowed") does not."""
+    symbolic_index = symbolic.parse(strings(op.indices)[0])
     index = _bind(strings(op.indices)[0], sizes)
+    if not shape or len(shape) == 1:
+        chosen = coordinates.Coordinates((index,), "flat")
+        return _map(kernel, op, [index], grid, block, sizes, params), index, chosen
+    extents = [symbolic.parse(d) for d in shape]
+    options = coordinates.candidates(symbolic_index, extents)
+    bound_extents = [symbolic.substitute(e, sizes) if sizes is not None else e for e in extents]
+    first = options[0]
+    bind = (lambda c: symbolic.substitute(c, sizes)) if sizes is not None else (lambda c: c)
+    relation = _map(kernel, op, [bind(c) for c in first.exprs], grid, block, sizes, params)
+    if first.how == "split" and len(options) > 2 and options[1].how == "borrowed":
+        inner = inner_box(relation, bound_extents, params)
+        if not relation.range().is_subset(inner):
+            second = _map(kernel, op, [bind(c) for c in options[1].exprs], grid, block, sizes, params)
+            if second.range().is_subset(inner):
+                return second, index, coordinates.Coordinates(tuple(bind(c) for c in options[1].exprs), "borrowed")
+    return relation, index, coordinates.Coordinates(tuple(bind(c) for c in first.exprs), first.how)
+
+
+def inner_box(relation: isl.Map, extents: Sequence[sympy.Basic], params: list[str]) -> isl.Set:
+    """{ buffer[i0, i1, ...] : 0 <= i_j < extent_j for j >= 1 }: every coordinate but the outermost
+    in range (an outermost coordinate out of range is a plain out-of-bounds, not a wrap)."""
+    name = relation.get_tuple_name(isl.dim_type.out)
+    dims = [f"i{j}" for j in range(len(extents))]
+    parts = [f"0 <= i{j} < {symbolic.to_isl(e)}" for j, e in enumerate(extents) if j >= 1]
+    parts.append(size_constraints(params))
+    return isl.Set(f"{_isl_params(params)} -> {{ {name}[{', '.join(dims)}] : {' and '.join(parts)} }}")
+
+
+def _map(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: list[sympy.Basic],
+         block: list[sympy.Basic], sizes, params) -> isl.Map:
     constraints = [_bind(c, sizes) for c in strings(op.domain) + strings(op.guard)]
-    variables = set(index.free_symbols).union(*(c.free_symbols for c in constraints))
+    variables = set().union(*(c.free_symbols for c in coords), *(c.free_symbols for c in constraints))
     tagged = sorted((s.name for s in variables if symbolic.tag_of(s) is not symbolic.Tag.PARAM),
                     key=_var_order)
     unknown = [s.name for s in variables if symbolic.tag_of(s) is symbolic.Tag.PARAM and s.name not in params]
@@ -197,8 +237,8 @@ def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sy
     dims += [d for d in owner if d not in dims]
     dims = dims[:3] + sorted(dims[3:], key=_var_order)
     buffer = op.buffer.data if space == "global" else allocated_name(kernel, op.buffer.data)
-    out = [f"o_{d}" for d in owner] + ["i0"]
-    parts = [f"i0 = {symbolic.to_isl(index)}"] + [f"o_{d} = {d}" for d in owner]
+    out = [f"o_{d}" for d in owner] + [f"i{j}" for j in range(len(coords))]
+    parts = [f"i{j} = {symbolic.to_isl(c)}" for j, c in enumerate(coords)] + [f"o_{d} = {d}" for d in owner]
     if space == "local":  # a thread's position inside its block ranges over the block
         parts += [f"0 <= {d} < {symbolic.to_isl(b)}" for d, b in zip(("LANE0", "LANE1", "LANE2"), block, strict=True)]
     parts += [f"0 <= GRID{d} < {symbolic.to_isl(g)}" for d, g in enumerate(grid)]
@@ -207,7 +247,7 @@ def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sy
     parts.append(size_constraints(params))
     text = (f"{_isl_params(params)} -> {{ K{kernel}_{op.access_id.data}[{', '.join(dims)}] -> "
             f"{buffer}[{', '.join(out)}] : " + " and ".join(f"({p})" for p in parts) + " }")
-    return isl.Map(text), index
+    return isl.Map(text)
 
 
 def _var_order(name: str) -> tuple[int, int]:
@@ -220,7 +260,14 @@ def _var_order(name: str) -> tuple[int, int]:
 
 def extent_set(buffer: str, shape: list[str], sizes: Mapping[str, int] | None, params: list[str],
                space: str = "global") -> isl.Set:
-    """The buffer's elements as a flat range [0, prod(shape)) (per block or thread for allocated ones)."""
+    """The buffer's elements: the box 0 <= i_j < shape_j of a global buffer (the coordinates of
+    `build`), the flat range [0, prod(shape)) per block or thread of an allocated one."""
+    if space == "global" and len(shape) > 1:
+        extents = [_bind(d, sizes) for d in shape]
+        parts = [f"0 <= i{j} < {symbolic.to_isl(e)}" for j, e in enumerate(extents)]
+        dims = ", ".join(f"i{j}" for j in range(len(extents)))
+        return isl.Set(f"{_isl_params(params)} -> {{ {buffer}[{dims}] : {' and '.join(parts)} and "
+                       f"{size_constraints(params)} }}")
     total = sympy.Integer(1)
     for dim in shape:
         total *= _bind(dim, sizes)
@@ -254,7 +301,11 @@ def witness(obj: isl.Map | isl.Set) -> dict[str, int] | None:
     params, values = found
     if isinstance(obj, isl.Map):
         names = [obj.get_dim_name(isl.dim_type.in_, i) or f"d{i}" for i in range(obj.dim(isl.dim_type.in_))]
+        out = isl.dim_type.out
+        out_names = [obj.get_dim_name(out, i) or f"i{i}" for i in range(obj.dim(out))]
     else:
         names = []
-    names += ["index"] * (len(values) - len(names))
-    return {**params, **dict(zip(names, values, strict=True))}
+        out_names = [obj.get_dim_name(isl.dim_type.set, i) or f"i{i}" for i in range(obj.dim(isl.dim_type.set))]
+    item = dict(zip(names, values[:len(names)], strict=True))
+    coords = [v for name, v in zip(out_names, values[len(names):], strict=True) if not name.startswith("o_")]
+    return {**params, **item, "index": coords[0] if len(coords) == 1 else coords}

@@ -74,7 +74,7 @@ def _fits(rel: Relations, buffer: str, shape: list[str]) -> bool:
     if accessed is None:
         return False
     try:
-        ext = extent_set(buffer, shape, rel.sizes, rel.params)
+        ext = extent_set(buffer, ["*".join(f"({d})" for d in shape)], rel.sizes, rel.params)  # flat
     except symbolic.NonAffine:
         return False
     elements = accessed.range()

@@ -9,25 +9,33 @@ quasi-affine in the sizes, for each size of the sweep. The verdict's strength sa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 import sympy
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import symbolic
+from lowercheck.compare import explain
 from lowercheck.compare.accesses import (
     Access,
     Relations,
-    Strength,
+    block_of,
     build,
     extent_set,
     lexmin_point,
     location_of,
     witness,
 )
+from lowercheck.compare.traffic import (
+    BufferTraffic,
+    buffer_traffic,
+    nominal_sizes,
+    sectors_per_request,
+    stride_class,
+)
 from lowercheck.dialects.kernel import EntryOp
-from lowercheck.findings import Finding
+from lowercheck.findings import CODES, Evidence, Finding
 
 
 @dataclass(frozen=True)
@@ -47,9 +55,13 @@ class Side:
 @dataclass
 class StaticResult:
     findings: list[Finding] = field(default_factory=list)
-    strength: Strength = Strength.PARAMETRIC
+    strength: Strength = Evidence.PARAMETRIC
     notes: list[str] = field(default_factory=list)
     swept: list[dict[str, int]] = field(default_factory=list)
+    traffic: dict[str, dict[str, BufferTraffic]] = field(default_factory=dict)  # side -> buffer -> bytes
+    traffic_sizes: dict[str, int] = field(default_factory=dict)
+    checks: list[CheckVerdict] = field(default_factory=list)
+    swept_sizes: list[dict[str, int]] = field(default_factory=list)  # where the range checks ran
 
 
 def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
@@ -60,18 +72,19 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
     try:
         if swept:
             raise symbolic.NonAffine("a side was captured for concrete sizes")
-        rels = [(build(s.module, None, size_names), s) for s in (source, target)]
+        rels = [(build(s.module, None, size_names, s.extents), s) for s in (source, target)]
         for side in (source, target):  # extents must be quasi-affine too for a parametric proof
             for buffer, shape in side.extents.items():
                 extent_set(buffer, shape, None, sorted(size_names))
         per_binding = [rels]
     except symbolic.NonAffine as why:
-        result.strength = Strength.SWEPT
+        result.strength = Evidence.SWEPT
         if not swept:
             result.notes.append(f"an index or extent is not quasi-affine in the sizes ({why}); "
                                 "checked for each swept size instead")
         result.swept = [dict(b) for b in sweep]
-        per_binding = [[(build(s.module, b, size_names), s) for s in (source, target)] for b in sweep]
+        per_binding = [[(build(s.module, b, size_names, s.extents), s) for s in (source, target)]
+                       for b in sweep]
     seen: set[tuple] = set()
     for rels in per_binding:
         findings: list[Finding] = []
@@ -86,9 +99,80 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                 seen.add(key)
                 result.findings.append(f)
     if any(f.code == "LC901" for f in result.findings):
-        result.strength = Strength.UNSUPPORTED
+        result.strength = Evidence.UNSUPPORTED
+    # Type checks: integer index ranges at every swept size (LC209), accumulation types (LC305).
+    concrete = per_binding if per_binding[0][0][0].sizes is not None else \
+        [[(build(s.module, b, size_names, s.extents), s) for s in (source, target)] for b in sweep]
+    result.swept_sizes = [dict(rels[0][0].sizes or {}) for rels in concrete]
+    for rels in concrete:
+        for rel, side in rels:
+            for f in _index_overflow(rel, side):
+                key = (f.code, f.side, f.buffer, f.location)
+                if key not in seen:
+                    seen.add(key)
+                    result.findings.append(f)
+    result.findings += _accumulation_types(concrete[0][0][0], concrete[0][1][0], correspondence, target)
+    at = dict(sweep[0]) if swept and sweep else nominal_sizes(size_names)
+    found, result.traffic = traffic(source, target, correspondence, size_names, at)
+    result.traffic_sizes = at
+    result.findings += found
+    result.findings = [_with_evidence(f) for f in result.findings]
+    result.checks = _check_verdicts(result)
     result.findings += _geometry(source, target)
     return result
+
+
+# The static checks, in report order; each gets a verdict even when it found nothing.
+CHECKS = ("LC201", "LC202", "LC203", "LC204", "LC209", "LC305", "LC205", "LC206")
+_ESTIMATES = ("LC205", "LC206")  # compared at nominal sizes: estimates, not proofs
+
+
+@dataclass(frozen=True)
+class CheckVerdict:
+    code: str
+    title: str
+    status: str  # an Evidence value, or "not compared"
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "title": self.title, "status": self.status, "detail": self.detail}
+
+
+def _with_evidence(f: Finding) -> Finding:
+    if f.evidence is not None:
+        return f
+    evidence = Evidence.UNSUPPORTED if f.code == "LC901" else \
+        Evidence.MEASURED if f.code in _ESTIMATES else Evidence.REFUTED
+    return replace(f, evidence=str(evidence))
+
+
+def _check_verdicts(result: StaticResult) -> list[CheckVerdict]:
+    unmodelled = [f for f in result.findings if f.code == "LC901"]
+    verdicts = []
+    for code in CHECKS:
+        found = [f for f in result.findings if f.code == code]
+        title = CODES[code].title
+        if found:
+            verdicts.append(CheckVerdict(code, title, str(Evidence.REFUTED), f"{len(found)} finding(s)"))
+        elif code in _ESTIMATES:
+            where = ", ".join(f"{k}={v}" for k, v in result.traffic_sizes.items())
+            verdicts.append(CheckVerdict(code, title, str(Evidence.MEASURED),
+                                         f"no material difference at {where}" if result.traffic else
+                                         "not estimated (no concrete relations)"))
+        elif unmodelled:
+            verdicts.append(CheckVerdict(code, title, str(Evidence.UNSUPPORTED),
+                                         f"{len(unmodelled)} access(es) not modelled: " + unmodelled[0].message))
+        elif code == "LC204" and any("not exact" in n or "not compared" in n for n in result.notes):
+            verdicts.append(CheckVerdict(code, title, "not compared",
+                                         next(n for n in result.notes if "not exact" in n or "not compared" in n)))
+        elif code == "LC209":  # ranges are checked at concrete sizes only
+            verdicts.append(CheckVerdict(code, title, str(Evidence.SWEPT), "sizes: " + "; ".join(
+                ", ".join(f"{k}={v}" for k, v in b.items()) for b in result.swept_sizes)))
+        else:
+            detail = "" if result.strength is Evidence.PARAMETRIC else \
+                "sizes: " + "; ".join(", ".join(f"{k}={v}" for k, v in b.items()) for b in result.swept)
+            verdicts.append(CheckVerdict(code, title, str(result.strength), detail))
+    return verdicts
 
 
 def _sizes_of(w: dict[str, int] | None, rel: Relations) -> dict[str, int]:
@@ -130,7 +214,7 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
             extents[buffer] = extent_set(buffer, shape, rel.sizes, rel.params)
         except symbolic.NonAffine:
             continue
-    # LC201: every access inside its buffer.
+    # LC201: every access inside its buffer, dimension by dimension.
     for acc in rel.accesses:
         ext = extents.get(acc.buffer)
         if ext is None:
@@ -140,15 +224,7 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
         if w is None:
             continue
         sizes = _sizes_of(w, rel)
-        extent = _extent_value(shapes[acc.buffer], sizes)
-        findings.append(Finding(
-            "LC201",
-            f"out-of-bounds {verb[acc.kind]} `{acc.buffer}` (index {w['index']}, extent {extent})",
-            side=side.name, buffer=acc.buffer, location=acc.location,
-            witness={"sizes": sizes, "work_item": _work_item(w), "index": w["index"], "extent": extent,
-                     "where": _describe_item(w, triton)},
-            hint=("guard the access: pass `mask=offs < n` to tl.load/tl.store" if triton
-                  else "guard the access with `if (i < n)`")))
+        findings.append(_out_of_bounds(acc, w, sizes, shapes[acc.buffer], side.name, triton, verb[acc.kind]))
     # LC202 / LC203 / LC211 per buffer.
     for buffer, role in side.roles.items():
         writes = rel.union(buffer, "write")
@@ -169,17 +245,22 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
             w = witness(m)
             sizes = _sizes_of(w, rel)
             unwritten = _range_text(m, sizes, rel)
+            writers = rel.of(buffer, "write", "atomic")
+            words = explain.describe(writers[0], triton) if writers else None
+            if rel.sizes is None and (never := explain.describe_set(m)) is not None:
+                unwritten = f"{never} is never written; e.g. {unwritten}"
             findings.append(Finding(
-                "LC202", f"output `{buffer}` is not fully written: {unwritten}",
+                "LC202", f"output `{buffer}` is not fully written: " + (f"{words}; " if words else "") + unwritten,
                 side=side.name, buffer=buffer, location=_first_location(rel, buffer),
-                witness={"sizes": sizes, "index": w["index"], "unwritten": unwritten},
+                witness={"sizes": sizes, "index": w["index"], "unwritten": unwritten,
+                         "unwritten_set": str(missing)},
                 hint=("launch `triton.cdiv(n, BLOCK)` programs and mask the tail" if triton
                       else "launch enough blocks to cover the output: (n + B - 1) / B")))
         if writes is not None and not writes.is_injective():
             pair = _double_write(rel, buffer)
             if pair is not None:
                 findings.append(Finding(
-                    "LC203", f"element {pair['index']} of `{buffer}` is written by two work items: "
+                    "LC203", f"element {element_text(buffer, pair['index'])} is written by two work items: "
                     f"{pair['first']} and {pair['second']}",
                     side=side.name, buffer=buffer, location=_first_location(rel, buffer),
                     witness=pair, hint="make the tiles disjoint, or use atomics"))
@@ -193,6 +274,45 @@ def _extent_value(shape: list[str], sizes: Mapping[str, int]) -> int | str:
     return int(total) if total.is_Integer else symbolic.format(total)
 
 
+def _dims_at(shape: list[str], sizes: Mapping[str, int]) -> list[int | str]:
+    values = [symbolic.substitute(symbolic.parse(d), sizes) for d in shape]
+    return [int(v) if v.is_Integer else symbolic.format(v) for v in values]
+
+
+def _out_of_bounds(acc: Access, w: dict, sizes: dict[str, int], shape: list[str], side: str, triton: bool,
+                   verb: str) -> Finding:
+    """LC201 for one access, with the dimension that is out of range and, for an inner dimension
+    whose flat index is still inside the buffer, the wrap into the next row."""
+    index = w["index"]
+    item = _work_item(w)
+    where = _describe_item(w, triton)
+    hint = ("guard the access: pass `mask=offs < n` to tl.load/tl.store (one condition per dimension "
+            "of a 2-D tile)" if triton else "guard the access with `if (i < n)` (each dimension)")
+    if isinstance(index, list) and acc.space == "global":
+        dims = _dims_at(shape, sizes)
+        bad = next((j for j, (c, d) in enumerate(zip(index, dims, strict=True))
+                    if isinstance(d, int) and not 0 <= c < d), len(dims) - 1)
+        flat = 0
+        for c, d in zip(index, dims, strict=True):
+            flat = flat * (d if isinstance(d, int) else 0) + c
+        total = _extent_value(shape, sizes)
+        wraps = bad > 0 and isinstance(total, int) and 0 <= flat < total
+        where_text = (f"; flat index {flat} is inside the buffer: the access wraps into another "
+                      f"{'row' if bad == len(dims) - 1 else 'slice'}" if wraps else "")
+        message = (f"out-of-bounds {verb} `{acc.buffer}`: {acc.buffer}[{', '.join(map(str, index))}] "
+                   f"with coordinate {bad} = {index[bad]} outside [0, {dims[bad]}) "
+                   f"(dimension {bad} of [{', '.join(shape)}]){where_text}")
+        return Finding("LC201", message, side=side, buffer=acc.buffer, location=acc.location,
+                       witness={"sizes": sizes, "work_item": item, "index": index, "dimension": bad,
+                                "extent": dims, "flat_index": flat, "wraps": wraps, "where": where},
+                       hint=hint)
+    extent = _extent_value(shape, sizes)
+    return Finding("LC201", f"out-of-bounds {verb} `{acc.buffer}` (index {index}, extent {extent})",
+                   side=side, buffer=acc.buffer, location=acc.location,
+                   witness={"sizes": sizes, "work_item": item, "index": index, "extent": extent, "where": where},
+                   hint=hint)
+
+
 def _range_text(missing: isl.Set, sizes: Mapping[str, int], rel: Relations) -> str:
     fixed = missing
     for i in range(missing.dim(isl.dim_type.param)):
@@ -202,12 +322,28 @@ def _range_text(missing: isl.Set, sizes: Mapping[str, int], rel: Relations) -> s
     lo = _coordinate(fixed.lexmin())
     hi = _coordinate(fixed.lexmax())
     where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    name = missing.get_tuple_name()
+    if isinstance(lo, list):
+        count = fixed.count_val().to_python() if fixed.is_bounded() else None
+        many = f"{count} elements" if count is not None else "elements"
+        text = (f"element {name}[{_join(lo)}] is never written" if lo == hi else
+                f"{many} from {name}[{_join(lo)}] to {name}[{_join(hi)}] are never written")
+        return text + (f" (for {where})" if where else "")
     return (f"element {lo} is never written" if lo == hi else
             f"elements {lo}..{hi} are never written") + (f" (for {where})" if where else "")
 
 
-def _coordinate(point_set: isl.Set) -> int:
-    return point_set.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+def _join(values) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def _coordinate(point_set: isl.Set) -> int | list[int]:
+    point = point_set.sample_point()
+    n = point_set.dim(isl.dim_type.set)
+    names = [point_set.get_dim_name(isl.dim_type.set, i) or "" for i in range(n)]
+    values = [point.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n)
+              if not names[i].startswith("o_")]
+    return values[0] if len(values) == 1 else values
 
 
 def _first_location(rel: Relations, buffer: str):
@@ -238,9 +374,19 @@ def _double_write(rel: Relations, buffer: str) -> dict | None:
     return None
 
 
-def _index_of(acc: Access, params: Mapping[str, int], item: Mapping[str, int]) -> int | None:
-    value = symbolic.substitute(acc.index, {**params, **item})
-    return int(value) if value.is_Integer else None
+def _index_of(acc: Access, params: Mapping[str, int], item: Mapping[str, int]) -> int | list[int] | None:
+    """The element `acc` touches for this work item: its coordinates (one int for a 1-D buffer)."""
+    values = [symbolic.substitute(c, {**params, **item}) for c in (acc.coords or (acc.index,))]
+    if not all(v.is_Integer for v in values):
+        return None
+    return _scalar_or_list([int(v) for v in values])
+
+
+def element_text(buffer: str, index: int | list[int] | None) -> str:
+    """`x[3, 4]` for coordinates, `x[7]` for a flat index."""
+    if isinstance(index, list):
+        return f"{buffer}[{_join(index)}]"
+    return f"{buffer}[{index}]"
 
 
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
@@ -272,6 +418,10 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                     witness={"sizes": dict(src.sizes or {}), "input": t_in, "read_by": reads},
                     hint=f"the port must read `{t_in}` exactly where the source reads `{s_in}`"))
                 continue
+            if (dep_s.dim(isl.dim_type.in_), dep_s.dim(isl.dim_type.out)) != \
+                    (dep_t.dim(isl.dim_type.in_), dep_t.dim(isl.dim_type.out)):
+                notes.append(f"`{t_out}` and `{t_in}` have different ranks on the two sides: dependence not compared")
+                continue
             dep_t = dep_t.reset_tuple_id(isl.dim_type.in_).set_tuple_name(isl.dim_type.in_, s_out) \
                 .set_tuple_name(isl.dim_type.out, s_in)
             both = dep_s.domain().intersect(dep_t.domain())
@@ -282,28 +432,191 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 found, reader = lexmin_point(only_target), "the target"
             if found is None:
                 continue
-            params, (element, index) = found
+            params, values = found
+            rank = dep_s.dim(isl.dim_type.in_)
+            element = _scalar_or_list(values[:rank])
+            index = _scalar_or_list(values[rank:])
             sizes = params or dict(src.sizes or {})
             other = "the target" if reader == "the source" else "the source"
             findings.append(Finding(
-                "LC204", f"element {element} of output `{t_out}` is computed from `{t_in}[{index}]` in {reader} "
+                "LC204", f"element {element_text(t_out, element)} of the output is computed from "
+                f"{element_text(t_in, index)} in {reader} "
                 f"but not in {other}", side="target", buffer=t_out, location=_first_location(tgt, t_out),
                 other_location=_first_location(src, s_out),
                 witness={"sizes": sizes, "element": element, "input_index": index, "read_by": reader},
                 hint="compare the index expressions of the loads feeding this store"))
-    for t_buf, s_buf in correspondence.items():
-        # A one-lane tile ("scalar") says nothing about coalescing: compare the others.
-        s_classes = {_stride_class(a) for a in src.of(s_buf)} - {"scalar"}
-        t_classes = {_stride_class(a) for a in tgt.of(t_buf)} - {"scalar"}
-        if s_classes and t_classes and s_classes != t_classes:
-            acc = tgt.of(t_buf)[0]
-            findings.append(Finding(
-                "LC205", f"`{t_buf}` is accessed {', '.join(sorted(t_classes))} along the fastest lane; "
-                f"the source's `{s_buf}` {', '.join(sorted(s_classes))}",
-                side="target", buffer=t_buf, location=acc.location,
-                other_location=src.of(s_buf)[0].location,
-                hint="make the fastest-varying lane walk the contiguous dimension"))
     return findings
+
+
+def traffic(source: Side, target: Side, correspondence: Mapping[str, str], size_names: Sequence[str],
+            sizes: Mapping[str, int]) -> tuple[list[Finding], dict[str, dict[str, BufferTraffic]]]:
+    """LC205 (sectors per warp request) and LC206 (issued bytes) per buffer, at concrete `sizes`;
+    and each side's traffic table for the report."""
+    rels = {}
+    for side in (source, target):
+        try:
+            rels[side.name] = build(side.module, sizes, size_names, side.extents)
+        except (symbolic.NonAffine, isl.Error):
+            return [], {}
+    tables: dict[str, dict[str, BufferTraffic]] = {"source": {}, "target": {}}
+    for side in (source, target):
+        rel = rels[side.name]
+        for buffer in side.roles:
+            found = buffer_traffic(rel, buffer, lambda k, rel=rel: block_of(rel.entry, k, sizes))
+            if found is not None:
+                tables[side.name][buffer] = found
+    findings: list[Finding] = []
+    where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    src, tgt = rels["source"], rels["target"]
+    for t_buf, s_buf in correspondence.items():
+        s_t, t_t = tables["source"].get(s_buf), tables["target"].get(t_buf)
+        if s_t is None or t_t is None:
+            continue
+        if s_t.sectors and t_t.sectors and t_t.sectors > MATERIAL * s_t.sectors:
+            t_classes = sorted({stride_class(a) for a in tgt.of(t_buf)} - {"scalar"})
+            s_classes = sorted({stride_class(a) for a in src.of(s_buf)} - {"scalar"})
+            worst = max(tgt.of(t_buf), key=lambda a: sectors_per_request(
+                a, block_of(tgt.entry, a.kernel, sizes), sizes) or 0)
+            findings.append(Finding(
+                "LC205", f"`{t_buf}` is accessed {', '.join(t_classes)} along the fastest lane: "
+                f"{t_t.sectors:g} sectors per warp request; the source's `{s_buf}` is {', '.join(s_classes)}: "
+                f"{s_t.sectors:g} (at {where})",
+                side="target", buffer=t_buf, location=worst.location,
+                other_location=src.of(s_buf)[0].location,
+                witness={"sizes": dict(sizes), "target_sectors": t_t.sectors, "source_sectors": s_t.sectors,
+                         "target_class": t_classes, "source_class": s_classes},
+                hint="make the fastest-varying lane (the tile's last dimension, or threadIdx.x) walk the "
+                     "contiguous dimension, or stage the tile through shared memory"))
+        # LC206 on requested bytes: extra sectors from uncoalesced accesses are LC205's business.
+        if t_t.requested_bytes > MATERIAL * s_t.requested_bytes and \
+                t_t.requested_bytes - s_t.requested_bytes > 4096:
+            findings.append(Finding(
+                "LC206", f"`{t_buf}`: the target requests {_bytes(t_t.requested_bytes)} "
+                f"({t_t.requested_bytes / s_t.requested_bytes:.1f}x the source's {_bytes(s_t.requested_bytes)}) "
+                f"for {_bytes(t_t.compulsory_bytes)} of compulsory traffic (at {where})",
+                side="target", buffer=t_buf, location=_first_access_location(tgt, t_buf),
+                other_location=_first_access_location(src, s_buf),
+                witness={"sizes": dict(sizes), "target": t_t.to_json(), "source": s_t.to_json()},
+                hint="reuse loaded tiles (a larger tile, shared memory) instead of loading them again"))
+    return findings, tables
+
+
+MATERIAL = 1.5  # a side's traffic differs materially when it is this many times the other's
+
+
+def _bytes(n: float) -> str:
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{int(n)} B"
+
+
+def _first_access_location(rel: Relations, buffer: str):
+    accs = rel.of(buffer)
+    return accs[0].location if accs else None
+
+
+INT32 = (-(2**31), 2**31 - 1)
+
+
+def _index_overflow(rel: Relations, side: Side) -> list[Finding]:
+    """LC209: each subexpression of an index computed in 32-bit integers stays in range over the
+    work items that perform the access, at `rel`'s concrete sizes."""
+    findings = []
+    triton = side.entry.language.data == "triton"
+    for acc in rel.accesses:
+        if acc.op.int32 is None:
+            continue
+        domain = acc.relation.domain()
+        names = [domain.get_dim_name(isl.dim_type.set, i) for i in range(domain.dim(isl.dim_type.set))]
+        tuple_name = domain.get_tuple_name()
+        for text in (t.data for t in acc.op.int32.data):
+            expr = symbolic.substitute(symbolic.parse(text), rel.sizes or {})
+            try:
+                values = isl.Map(f"{{ {tuple_name}[{', '.join(names)}] -> [v] : v = {symbolic.to_isl(expr)} }}")
+            except symbolic.NonAffine:
+                continue
+            values = values.intersect_domain(domain)
+            reached = values.range()
+            if reached.is_empty():
+                continue
+            for extreme, bound, beyond in ((reached.lexmax(), INT32[1], lambda v: v > INT32[1]),
+                                           (reached.lexmin(), INT32[0], lambda v: v < INT32[0])):
+                value = extreme.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+                if not beyond(value):
+                    continue
+                found = lexmin_point(values.intersect_range(extreme).domain())
+                where = dict(zip(names, found[1], strict=True)) if found else {}
+                sizes = dict(rel.sizes or {})
+                findings.append(Finding(
+                    "LC209", f"`{text}` is computed in 32-bit integers and reaches {value} "
+                    f"({'above 2^31 - 1' if value > 0 else 'below -2^31'}) for "
+                    f"{', '.join(f'{k}={v}' for k, v in sizes.items())}: the index into `{acc.buffer}` wraps",
+                    side=side.name, buffer=acc.buffer, location=acc.location,
+                    witness={"sizes": sizes, "expression": text, "value": value, "limit": bound,
+                             "work_item": where, "where": _describe_item(where, triton)},
+                    hint=("compute offsets in int64: `pid.to(tl.int64) * BLOCK`, or cast the row index "
+                          "before multiplying by the stride" if triton else
+                          "compute the index in 64 bits: `(long long)row * cols + col`, or size_t")))
+                break
+    return findings
+
+
+# Bits of significand of each float type an addition can be done in (tf32: a dot whose fp32 inputs
+# are rounded to tf32's 10-bit fraction).
+_PRECISION = {"f64": 53, "f32": 24, "tf32": 11, "f16": 11, "bf16": 8}
+
+
+def _accumulates(rel: Relations, buffer: str) -> set[str]:
+    """The float types the values stored into `buffer` were summed in, through shared and local
+    buffers (a shared-memory tree reduction sums in the shared array's type)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    pending = list(rel.of(buffer, "write", "atomic"))
+    while pending:
+        acc = pending.pop()
+        if acc.id in seen:
+            continue
+        seen.add(acc.id)
+        if acc.op.accumulation is not None:
+            found |= {a.data for a in acc.op.accumulation.data}
+        reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
+        for source in (s.data.split("/")[0] for s in acc.op.sources.data):
+            read = reads.get(source)
+            if read is not None and read.space != "global":
+                pending += [w for w in rel.of(read.buffer, "write", "atomic") if w.kernel == acc.kernel]
+    return found
+
+
+def _accumulation_types(src: Relations, tgt: Relations, correspondence: Mapping[str, str],
+                        target: Side) -> list[Finding]:
+    """LC305: the target sums an output in a narrower float type than the source does."""
+    findings = []
+    for t_out, s_out in correspondence.items():
+        if target.roles.get(t_out) not in ("out", "inout"):
+            continue
+        s_types = {t for t in _accumulates(src, s_out) if t in _PRECISION}
+        t_types = {t for t in _accumulates(tgt, t_out) if t in _PRECISION}
+        if not s_types or not t_types:
+            continue
+        s_low = min(s_types, key=_PRECISION.get)
+        t_low = min(t_types, key=_PRECISION.get)
+        if _PRECISION[t_low] >= _PRECISION[s_low]:
+            continue
+        findings.append(Finding(
+            "LC305", f"the target sums `{t_out}` in {t_low} ({_PRECISION[t_low]}-bit significand); the "
+            f"source sums `{s_out}` in {s_low} ({_PRECISION[s_low]} bits)",
+            side="target", buffer=t_out, location=_first_location(tgt, t_out),
+            other_location=_first_location(src, s_out),
+            witness={"target_types": sorted(t_types), "source_types": sorted(s_types)},
+            hint=("accumulate in fp32: `acc = tl.zeros(..., tl.float32)`, and for fp32 inputs "
+                  "`tl.dot(a, b, input_precision=\"ieee\")` (the default rounds them to tf32)")
+            if target.entry.language.data == "triton" else "accumulate in float"))
+    return findings
+
+
+def _scalar_or_list(values: list[int]) -> int | list[int]:
+    return values[0] if len(values) == 1 else list(values)
 
 
 class _Inexact(Exception):
@@ -385,29 +698,11 @@ def _align_domain(r: isl.Map, w: isl.Map) -> isl.Map | None:
     return r.set_tuple_name(isl.dim_type.in_, w.get_tuple_name(isl.dim_type.in_))
 
 
-def _stride_class(acc: Access) -> str:
-    lane_name = acc.op.fastest.data
-    if not lane_name:
-        return "scalar"
-    lane = symbolic.var(lane_name)
-    index = symbolic.parse(acc.op.indices.data[0].data)  # over the sizes, whatever the binding
-    if lane not in index.free_symbols:
-        return "broadcast"
-    if index.has(sympy.floor, sympy.Mod, sympy.Min, sympy.Max, sympy.Piecewise):
-        return "gather"
-    coeff = sympy.diff(index, lane)
-    if lane in coeff.free_symbols:
-        return "gather"
-    if not coeff.is_Integer:
-        return f"strided({symbolic.format(coeff)})"
-    return "contiguous" if abs(int(coeff)) == 1 else f"strided({abs(int(coeff))})"
-
-
 def _geometry(source: Side, target: Side) -> list[Finding]:
     s, t = geometry_text(source.module), geometry_text(target.module)
     if s == t:
         return []
-    return [Finding("LC101", f"source launches {s}; target launches {t}",
+    return [Finding("LC101", f"source launches {s}; target launches {t}", evidence=str(Evidence.MEASURED),
                     hint="informational: a different geometry is fine when the accesses agree")]
 
 

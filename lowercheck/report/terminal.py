@@ -46,7 +46,7 @@ def snippet(location: SourceLocation | None) -> list[str]:
 def _witness_text(witness: dict[str, Any]) -> str:
     parts = []
     for key, value in witness.items():
-        if key == "error" or (key == "work_item" and "where" in witness):
+        if key in ("error", "unwritten_set") or (key == "work_item" and "where" in witness):
             continue
         if key == "where":
             parts.append(str(value))
@@ -72,6 +72,8 @@ def render_finding(f: Finding) -> Text:
             text.append(line + "\n", style="dim")
     if f.witness:
         text.append(f"  witness: {_witness_text(f.witness)}\n")
+    if f.evidence:
+        text.append(f"  evidence: {f.evidence}\n", style="dim")
     if f.hint:
         text.append("  help: ", style="bold")
         text.append(f"{f.hint}\n")
@@ -91,6 +93,9 @@ def render(report, console: Console | None = None) -> None:
         console.print(f"  note: {escape(note)}", style="dim")
     if report.static_strength:
         console.print(f"  static checks: {report.static_strength}", style="dim")
+        for check in report.static_checks:
+            detail = f" ({check.detail})" if check.detail and check.status != report.static_strength else ""
+            console.print(f"    {check.code} {check.title}: {check.status}{escape(detail)}", style="dim")
     console.print()
     for finding in report.findings:
         console.print(render_finding(finding))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lowercheck import ir
-from lowercheck.compare.accesses import Strength
+from lowercheck.findings import Evidence as Strength
 from lowercheck.compare.static import Side, analyse
 from lowercheck.lowering import extract_accesses
 

@@ -1,5 +1,6 @@
 // RUN: lowercheck opt %s -p extract-accesses | filecheck %s
-// A guarded 1-D CUDA kernel: one read per input, one write, all under `i < n`.
+// A guarded 1-D CUDA kernel: one read per input, one write, all under `i < n`. The index is computed
+// in i32 (`int32`: what must fit 32 bits), the stored value is an f32 sum (`accumulation`).
 
 builtin.module {
   kernel.entry @vadd attributes {language = "cuda", file = "vadd.cu"} {
@@ -31,7 +32,7 @@ builtin.module {
 }
 
 // CHECK:      access.kernel @vadd_kernel attributes {grid = ["floor((n + 255)/256)", "1", "1"]} {
-// CHECK-NEXT:   access.access {buffer = "a", kind = "read", space = "global", element_type = f32, indices = ["256*GRID0 + LANE0"], domain = ["LANE0 < 256"], guard = ["256*GRID0 + LANE0 < n"], fastest = "LANE0", id = "r0", sources = []}
+// CHECK-NEXT:   access.access {buffer = "a", kind = "read", space = "global", element_type = f32, indices = ["256*GRID0 + LANE0"], domain = ["LANE0 < 256"], guard = ["256*GRID0 + LANE0 < n"], fastest = "LANE0", id = "r0", sources = [], int32 = ["256*GRID0", "256*GRID0 + LANE0"]}
 // CHECK-NEXT:   access.access {buffer = "b", kind = "read", {{.*}} indices = ["256*GRID0 + LANE0"]
-// CHECK-NEXT:   access.access {buffer = "c", kind = "write", {{.*}} guard = ["256*GRID0 + LANE0 < n"], fastest = "LANE0", id = "w0", sources = ["r0", "r1"]}
+// CHECK-NEXT:   access.access {buffer = "c", kind = "write", {{.*}} guard = ["256*GRID0 + LANE0 < n"], fastest = "LANE0", id = "w0", sources = ["r0", "r1"], int32 = {{.*}}, accumulation = ["f32"]}
 // CHECK-NOT:  func.func

@@ -31,5 +31,5 @@ builtin.module {
 }
 
 // CHECK:      access.kernel @k attributes {grid = ["1", "1", "1"]} {
-// CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} indices = ["LANE4*n + LANE5"], domain = ["LANE4 < 16", "LANE5 < 16"], guard = [], fastest = "LANE5", id = "r0", sources = []}
-// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} indices = ["LANE4*n + LANE5"], {{.*}} fastest = "LANE5", id = "w0", sources = ["r0"]}
+// CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} indices = ["LANE4*n + LANE5"], domain = ["LANE4 < 16", "LANE5 < 16"], guard = [], fastest = "LANE5", id = "r0", sources = [], int32 = ["LANE4*n", "LANE4*n + LANE5"]}
+// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} indices = ["LANE4*n + LANE5"], {{.*}} fastest = "LANE5", id = "w0", sources = ["r0"], int32 = {{.*}}}
