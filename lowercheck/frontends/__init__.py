@@ -17,10 +17,10 @@ _BY_EXTENSION = {".cu": "cuda", ".cuh": "cuda"}
 _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
     # KernelBench style: CUDA source in a string compiled by torch's load_inline
     ("cuda", re.compile(r"\bload_inline\s*\((?=[\s\S]*\bcuda_sources\b)")),
+    ("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),
     ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
 )
-_PLANNED = (("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),
-            ("torch", re.compile(r"^\s*(import torch|from torch)", re.M)))
+_PLANNED = (("torch", re.compile(r"^\s*(import torch|from torch)", re.M)),)
 
 
 def language_of(path: str) -> str:
@@ -48,7 +48,7 @@ def language_of(path: str) -> str:
 
 
 # Front ends that import and run the user's code do it in a worker process (see isolated.py).
-RUNS_USER_CODE = ("triton",)
+RUNS_USER_CODE = ("triton", "pallas")
 _WORKERS: dict[str, object] = {}
 
 

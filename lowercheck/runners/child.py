@@ -22,6 +22,7 @@ from lowercheck.runners.base import RunRequest, RunResult
 RUNNERS: dict[str, str] = {
     "cuda": "lowercheck.runners.simt",
     "triton": "lowercheck.runners.triton_interp",
+    "pallas": "lowercheck.runners.pallas_interp",
 }
 # More runners from the environment, "language=module,language=module" (tests, plug-ins).
 RUNNERS_ENV = "LOWERCHECK_RUNNERS"

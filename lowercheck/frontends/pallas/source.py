@@ -1,0 +1,95 @@
+"""The user's Python file: finding its Pallas entries (without importing it) and importing it.
+
+An *entry* is a module-level function whose body calls `pallas_call` (`pl.pallas_call(...)(x, y)`,
+or `pallas_call` imported by name). Its kernels are the first arguments of those calls when they
+are names (`kernel` or `functools.partial(kernel, ...)`).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from lowercheck.errors import SourceLocation, UserError
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    line: int
+    column: int
+    params: tuple[str, ...]
+    kernels: tuple[str, ...]  # kernel function names, in source order
+
+
+def _is_pallas_call(node: ast.AST) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Attribute) and func.attr == "pallas_call") or \
+        (isinstance(func, ast.Name) and func.id == "pallas_call")
+
+
+def _kernel_name(call: ast.Call) -> str | None:
+    target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "kernel"), None)
+    if isinstance(target, ast.Call) and target.args and getattr(target.func, "attr", getattr(target.func, "id", "")) \
+            == "partial":
+        target = target.args[0]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def discover(path: str) -> list[Entry]:
+    """The module-level functions of `path` that call `pallas_call`, in source order."""
+    try:
+        tree = ast.parse(Path(path).read_text(), filename=path)
+    except SyntaxError as err:
+        raise UserError(f"syntax error: {err.msg}", SourceLocation(path, err.lineno or 1, err.offset or 0)) from None
+    found = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and _is_pallas_call(n)]
+        if not calls:
+            continue
+        kernels = tuple(dict.fromkeys(k for k in map(_kernel_name, calls) if k))
+        params = tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
+        found.append(Entry(node.name, node.lineno, node.col_offset + 1, params, kernels))
+    return found
+
+
+_MODULES: dict[tuple[str, int], ModuleType] = {}
+
+
+def load(path: str) -> ModuleType:
+    """Import the user's file once per (path, mtime). Raises UserError at the failing line."""
+    file = Path(path).resolve()
+    key = (str(file), file.stat().st_mtime_ns)
+    if key in _MODULES:
+        return _MODULES[key]
+    name = "lowercheck_pallas_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise UserError(f"cannot import {path}", SourceLocation(path, 1))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # noqa: BLE001 - any failure of the user's import is the user's error
+        sys.modules.pop(name, None)
+        raise UserError(f"importing {path} raised {type(err).__name__}: {err}", user_line(err, path)) from None
+    _MODULES[key] = module
+    return module
+
+
+def user_line(err: BaseException, path: str) -> SourceLocation | None:
+    """The innermost frame of `err`'s traceback in the user's file."""
+    real = os.path.realpath(path)
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if os.path.realpath(frame.filename) == real:
+            return SourceLocation(path, frame.lineno or 1, (frame.colno or 0) + 1 if frame.colno is not None else 0)
+    return SourceLocation(path, 1)
