@@ -180,19 +180,26 @@ def _lc204():
 
 @_code("LC205", Severity.WARNING, "stride/coalescing class differs")
 def _lc205():
-    """What it checks: each buffer's access stride along the fastest-varying lane: contiguous,
-    strided(k), broadcast or gather.
+    """What it checks: the 32-byte sectors a warp request touches along each access's fastest lane
+    (CUDA: threadIdx.x; Triton: the tile dimension along which the pointer is contiguous, as Triton's
+    coalescing pass orders threads, else the last one), per buffer, at nominal sizes; reported when
+    the target needs materially more (1.5x) than the source, with both stride classes (contiguous,
+    strided(k), broadcast, gather).
 
-    Why it matters: uncoalesced accesses multiply memory transactions.
+    Why it matters: uncoalesced accesses multiply memory transactions: 32 sectors instead of 4 for
+    a warp of fp32 loads.
 
-    Example: the source reads `x[i]`, the port `x[i * 32]` through a transposed layout.
+    Example: the source's threads read a row of `x` (contiguous); the port's 1-D tile walks down a
+    column (`rows * n + col`, strided(n)): no dimension of its tile is contiguous.
 
-    Fix: make the fastest lane walk the contiguous dimension."""
+    Fix: make the fastest lane walk the contiguous dimension, or stage the tile through shared memory."""
 
 
 @_code("LC206", Severity.WARNING, "bytes moved differ")
 def _lc206():
-    """What it checks: compulsory and issued bytes per buffer on each side.
+    """What it checks: compulsory bytes (distinct elements) and requested bytes (every access
+    instance) per buffer on each side, counted with isl at nominal sizes; reported when the target
+    requests materially more (1.5x) than the source.
 
     Why it matters: extra traffic costs time; the port may re-read data the source reads once.
 
@@ -226,6 +233,9 @@ def _lc208():
 @_code("LC209", Severity.ERROR, "index overflow")
 def _lc209():
     """What it checks: integer index computations stay within their type for the sizes in the spec.
+    Statically: every index subexpression the kernel computes in 32-bit integers (Triton's default
+    for int arguments below 2^31, C's `int`) is bounded with isl over the work items that perform
+    the access, at each swept size. In the emulator: an i32 operation that wraps into an index.
 
     Why it matters: int32 offsets wrap at 2^31 elements; the kernel then reads and writes elsewhere.
 
@@ -320,7 +330,10 @@ def _lc304():
 
 @_code("LC305", Severity.ERROR, "precision loss in accumulation")
 def _lc305():
-    """What it checks: the accumulation dtype of each reduction on both sides.
+    """What it checks: the float types each output's value was summed in (adds, dot products,
+    reductions, atomics; through shared memory), on both sides; an error when the target's narrowest
+    has fewer significand bits than the source's (tf32 counts as 11: `tl.dot` on fp32 inputs rounds
+    them to tf32 unless `input_precision="ieee"`).
 
     Why it matters: fp16/bf16 accumulation loses digits that a loose tolerance hides.
 

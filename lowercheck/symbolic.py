@@ -16,6 +16,7 @@ quasi-affine ones in isl's syntax; a product of two unknowns raises `NonAffine`.
 from __future__ import annotations
 
 import enum
+import functools
 import keyword
 import re
 from collections.abc import Iterable, Mapping
@@ -71,8 +72,10 @@ def params_of(exprs: Iterable[sympy.Basic]) -> list[str]:
     return sorted(names)
 
 
+@functools.lru_cache(maxsize=65536)
 def parse(text: str) -> sympy.Basic:
-    """Read an expression or relation printed by `format`. Raises ValueError on anything else."""
+    """Read an expression or relation printed by `format`. Raises ValueError on anything else.
+    Cached: sympy's parser is slow, and IR repeats its expressions (sympy objects are immutable)."""
     local: dict[str, object] = dict(_FUNCTIONS)
     for name in _IDENT.findall(text):
         if keyword.iskeyword(name) and name not in ("and", "or", "not"):
@@ -103,7 +106,12 @@ class _Printer(StrPrinter):
             return self._print(arg)
         num = sympy.expand(num)
         text = self._print(num)
-        return f"({text})/{self._print(den)}" if isinstance(num, sympy.Add) else f"{text}/{self._print(den)}"
+        if isinstance(num, sympy.Add):
+            text = f"({text})"
+        den_text = self._print(den)
+        if not den.is_Atom:  # `floor(i/(4*t))`, not `floor(i/4*t)`
+            den_text = f"({den_text})"
+        return f"{text}/{den_text}"
 
 
 _PRINTER = _Printer()

@@ -80,6 +80,7 @@ class Pointer:
     offset: Tile
     element_type: Attribute | None = None
     space: str = "global"  # global | shared (one per block) | local (one per thread)
+    unknown: str | None = None  # why the offset is not an index expression (the buffer is still known)
 
 
 Value = Opaque | Tile | Pointer
@@ -245,14 +246,18 @@ def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]
 
 
 def _size_divisor(b: sympy.Basic, what: str) -> None:
-    """A divisor must be a positive constant, or an expression of sizes only (sizes are >= 1): then
-    the index is quasi-affine once the sizes are fixed, and checked per swept size."""
+    """A divisor must be a positive constant, or an expression of sizes and program ids (sizes are
+    >= 1): then the index is quasi-affine once the sizes are fixed and each program is taken on its
+    own (a grouped tile order divides by `min(num_pid_m - first_pid_m, GROUP_M)`), and is checked
+    per swept size, program by program. A divisor that varies between the lanes or trips of one
+    program is not modelled."""
     if b.is_Integer:
         if b <= 0:
             raise ValueError(f"{what} by a non-positive constant")
         return
-    if any(symbolic.tag_of(v) is not symbolic.Tag.PARAM for v in b.free_symbols) or not b.free_symbols:
-        raise ValueError(f"{what} by a value that varies between work items")
+    if not b.free_symbols or any(symbolic.tag_of(v) in (symbolic.Tag.LANE, symbolic.Tag.SEQ)
+                                 for v in b.free_symbols):
+        raise ValueError(f"{what} by a value that varies between the lanes of a program")
 
 
 def _floordiv(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
@@ -507,7 +512,10 @@ def _addptr(op: Operation, st: State) -> None:
         st.values[op.results[0]] = Opaque("pointer arithmetic on an unknown pointer")
         return
     if not isinstance(off, Tile):
-        st.values[op.results[0]] = Opaque(getattr(off, "why", "opaque offset"))
+        st.values[op.results[0]] = replace(ptr, unknown=getattr(off, "why", "an opaque offset"))
+        return
+    if ptr.unknown is not None:
+        st.values[op.results[0]] = ptr
         return
     rank = len(shape_of(op.results[0]))
     exprs, dims, narrow = unify_narrow(st, [ptr.offset, off], rank)
@@ -527,6 +535,8 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
     try:
         if not isinstance(ptr, Pointer):
             raise NotModelled(getattr(ptr, "why", "unknown pointer"))
+        if ptr.unknown is not None:
+            raise NotModelled(ptr.unknown)
         offset = index if index is not None else ptr.offset
         tiles = [offset]
         if mask is not None:

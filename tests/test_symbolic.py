@@ -81,3 +81,11 @@ def test_rewrite_is_exact(op: str, bits, constant: int) -> None:
     solver.add(z3.ULT(bv, 2**26))
     solver.add(bits(bv, z3.BitVecVal(constant, 32)) != _z3_of(algebra, {"x": bv}))
     assert solver.check() == z3.unsat, solver.model() if solver.check() == z3.sat else None
+
+
+def test_a_composite_divisor_keeps_its_parentheses() -> None:
+    """`floor(i/(4*t))` printed as `floor(i/4*t)` would read back as floor(i*t/4)."""
+    expr = symbolic.parse("floor(GRID0/(4*floor((n + 31)/32)))")
+    text = symbolic.format(expr)
+    assert text == "floor(GRID0/(4*floor((n + 31)/32)))"
+    assert symbolic.parse(text) == expr

@@ -15,6 +15,8 @@ built for each concrete size of the sweep instead ("swept"), and says so.
 
 from __future__ import annotations
 
+import itertools
+
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -222,9 +224,37 @@ def inner_box(relation: isl.Map, extents: Sequence[sympy.Basic], params: list[st
     return isl.Set(f"{_isl_params(params)} -> {{ {name}[{', '.join(dims)}] : {' and '.join(parts)} }}")
 
 
+MAX_PROGRAMS = 4096  # programs enumerated one by one for an index that is per-program non-affine
+
+
 def _map(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: list[sympy.Basic],
          block: list[sympy.Basic], sizes, params) -> isl.Map:
+    """The access's map; at concrete sizes, an index that is not quasi-affine only through the
+    program ids (a division by a per-program value) is built program by program."""
+    try:
+        return _map_text(kernel, op, coords, grid, block, sizes, params)
+    except symbolic.NonAffine:
+        if sizes is None or not all(g.is_Integer for g in grid):
+            raise
+        count = int(grid[0]) * int(grid[1]) * int(grid[2])
+        if count > MAX_PROGRAMS:
+            raise
+        result = None
+        for point in itertools.product(*(range(int(g)) for g in grid)):
+            fixed = {f"GRID{d}": v for d, v in enumerate(point)}
+            one = _map_text(kernel, op, coords, grid, block, sizes, params, fixed)
+            result = one if result is None else result.union(one)
+        if result is None:
+            raise
+        return result
+
+
+def _map_text(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: list[sympy.Basic],
+              block: list[sympy.Basic], sizes, params, program: Mapping[str, int] | None = None) -> isl.Map:
     constraints = [_bind(c, sizes) for c in strings(op.domain) + strings(op.guard)]
+    if program is not None:
+        coords = [symbolic.substitute(c, program) for c in coords]
+        constraints = [symbolic.substitute(c, program) for c in constraints]
     variables = set().union(*(c.free_symbols for c in coords), *(c.free_symbols for c in constraints))
     tagged = sorted((s.name for s in variables if symbolic.tag_of(s) is not symbolic.Tag.PARAM),
                     key=_var_order)
@@ -242,6 +272,7 @@ def _map(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: list[sy
     if space == "local":  # a thread's position inside its block ranges over the block
         parts += [f"0 <= {d} < {symbolic.to_isl(b)}" for d, b in zip(("LANE0", "LANE1", "LANE2"), block, strict=True)]
     parts += [f"0 <= GRID{d} < {symbolic.to_isl(g)}" for d, g in enumerate(grid)]
+    parts += [f"GRID{d[len('GRID'):]} = {v}" for d, v in (program or {}).items()]
     parts += [f"{d} >= 0" for d in dims]  # tagged variables are non-negative by definition
     parts += [symbolic.to_isl(c) for c in constraints if c is not sympy.true]
     parts.append(size_constraints(params))

@@ -233,7 +233,7 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
             findings.append(Finding("LC211", f"the kernel writes its input `{buffer}`", side=side.name,
                                     buffer=buffer, location=acc.location,
                                     hint="write the result into an output buffer"))
-        if role not in ("out", "inout") or buffer not in extents:
+        if role not in ("out", "inout") or buffer not in extents or uncertain(rel, buffer):
             continue
         written = writes.range() if writes is not None else None
         atomics = rel.union(buffer, "atomic")
@@ -389,15 +389,25 @@ def element_text(buffer: str, index: int | list[int] | None) -> str:
     return f"{buffer}[{index}]"
 
 
+def uncertain(rel: Relations, buffer: str) -> bool:
+    """An access to `buffer` (or to a buffer lowercheck could not name) was not modelled: what the
+    modelled ones cover, or compute from, is not the whole story (LC901 says so)."""
+    return any(u.buffer in (buffer, "?") for u in rel.unmodelled)
+
+
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
              correspondence: Mapping[str, str], notes: list[str]) -> list[Finding]:
     findings: list[Finding] = []
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
+        if uncertain(tgt, t_out) or uncertain(src, s_out):
+            continue
         # Stride class of each buffer along the fastest lane (LC205).
         for t_in, s_in in correspondence.items():
             if target.roles.get(t_in) not in ("in", "inout"):
+                continue
+            if uncertain(tgt, t_in) or uncertain(src, s_in):
                 continue
             dep_s = _dependence(src, s_out, s_in)
             dep_t = _dependence(tgt, t_out, t_in)

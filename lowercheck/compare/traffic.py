@@ -89,11 +89,11 @@ def sectors_per_request(acc: Access, block: Sequence[sympy.Basic], sizes: Mappin
     count = min(WARP, extent) if extent else WARP
     index = symbolic.substitute(symbolic.parse(acc.op.indices.data[0].data), sizes)
     lane = symbolic.var(name)
-    others = {s: 0 for s in index.free_symbols if s != lane}
+    others = {s: sympy.Integer(0) for s in index.free_symbols if s != lane}
     size = element_bytes(acc)
     sectors = set()
     for position in range(count):
-        value = index.xreplace({**others, lane: position})
+        value = index.xreplace({**others, lane: sympy.Integer(position)})
         if not value.is_Integer:
             return None
         sectors.add(int(value) * size // SECTOR)
