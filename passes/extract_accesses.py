@@ -83,7 +83,18 @@ class Pointer:
     unknown: str | None = None  # why the offset is not an index expression (the buffer is still known)
 
 
-Value = Opaque | Tile | Pointer
+@dataclass(frozen=True)
+class Descriptor:
+    """A tensor descriptor (`tl.make_tensor_descriptor`, TMA): a buffer viewed as `shape` with
+    `strides`; a block load or store at per-dimension indices touches the block's elements that lie
+    inside `shape` (the hardware pads the rest on loads and drops it on stores)."""
+
+    base: Pointer
+    shape: tuple[sympy.Basic, ...]
+    strides: tuple[sympy.Basic, ...]
+
+
+Value = Opaque | Tile | Pointer | Descriptor
 
 
 class NotModelled(Exception):
@@ -526,9 +537,11 @@ def _addptr(op: Operation, st: State) -> None:
 
 def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAValue | None,
             element_type: Attribute | None, stored: Value | None = None,
-            index: Tile | None = None) -> str | None:
-    """Record one access; returns its id (None when unmodelled)."""
-    ptr = st.get(ptr_value)
+            index: Tile | None = None, pointer: Pointer | None = None,
+            bounds: sympy.Basic | None = None) -> str | None:
+    """Record one access; returns its id (None when unmodelled). `pointer` and `bounds` stand for
+    the pointer operand and an extra guard (a descriptor's block, clipped to its shape)."""
+    ptr = pointer if pointer is not None else st.get(ptr_value)
     counter = st.read_counter if kind == "read" else st.write_counter
     access_id = f"{'r' if kind == 'read' else 'w'}{next(counter)}"
     buffer = ptr.buffer if isinstance(ptr, Pointer) else "?"
@@ -549,7 +562,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         for pos, lane in enumerate(dims):
             if lane is None and pos < len(shape) and shape[pos] > 1:
                 dims[pos] = st.fresh_lane(0, shape[pos])
-        guard = list(st.guard) + ([exprs[1]] if mask is not None else [])
+        guard = list(st.guard) + ([exprs[1]] if mask is not None else []) + ([bounds] if bounds is not None else [])
         lanes = [d for d in dims if d is not None]
         used = set().union(*(sympy.sympify(e).free_symbols for e in [exprs[0], *guard]))
         domain = list(st.seq_domain)
@@ -627,6 +640,64 @@ def _tt_load(op: Operation, st: State) -> None:
     access_id = _access(op, st, "read", ptr, mask, _element_type(op.results[0]))
     st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()),
                                       st.access_dims.get(access_id, ()))
+
+
+@rule("tt.make_tensor_descriptor")
+def _make_descriptor(op: Operation, st: State) -> None:
+    base = st.get(op.operands[0])
+    dims = [st.get(v) for v in op.operands[1:]]
+    if not isinstance(base, Pointer) or not all(isinstance(d, Tile) for d in dims):
+        st.values[op.results[0]] = Opaque("a tensor descriptor over an unknown pointer or shape")
+        return
+    half = len(dims) // 2
+    st.values[op.results[0]] = Descriptor(base, tuple(d.expr for d in dims[:half]),
+                                          tuple(d.expr for d in dims[half:]))
+
+
+def _block(op: Operation, st: State, block: tuple[int, ...],
+           value_dims: tuple = ()) -> tuple[Pointer, Tile, sympy.Basic]:
+    """The pointer, index tile and bounds of a descriptor access at the indices `op.operands[1 or
+    2:]`: one lane per block dimension, the stored value's own lanes where it has them (element
+    (i, j) of the value goes to element (i, j) of the block), fresh ones otherwise."""
+    desc = st.get(op.operands[0])
+    if not isinstance(desc, Descriptor):
+        raise NotModelled(getattr(desc, "why", "an unknown tensor descriptor"))
+    starts = [tile(st, v).expr for v in op.operands[-len(desc.shape):]]
+    lanes = tuple(value_dims[d] if d < len(value_dims) and len(value_dims) == len(block) and value_dims[d] is not None
+                  else st.fresh_lane(0, b) for d, b in enumerate(block))
+    coords = [start + lane for start, lane in zip(starts, lanes, strict=True)]
+    index = desc.base.offset.expr + sum((c * stride for c, stride in zip(coords, desc.strides, strict=True)),
+                                        sympy.Integer(0))
+    bounds = sympy.And(*[sympy.And(sympy.Ge(c, 0), sympy.Lt(c, extent)) for c, extent in zip(coords, desc.shape,
+                                                                                            strict=True)])
+    return desc.base, Tile(index, lanes, narrow=desc.base.offset.narrow), bounds
+
+
+@rule("tt.descriptor_load")
+def _descriptor_load(op: Operation, st: State) -> None:
+    try:
+        pointer, index, bounds = _block(op, st, shape_of(op.results[0]))
+    except NotModelled as why:
+        st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr("?"), "reason": StringAttr(str(why))}))
+        st.out[-1].location = op.location
+        st.values[op.results[0]] = Opaque(str(why))
+        return
+    access_id = _access(op, st, "read", op.operands[0], None, _element_type(op.results[0]), index=index,
+                        pointer=pointer, bounds=bounds)
+    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()),
+                                      st.access_dims.get(access_id, ()))
+
+
+@rule("tt.descriptor_store")
+def _descriptor_store(op: Operation, st: State) -> None:
+    try:
+        pointer, index, bounds = _block(op, st, shape_of(op.operands[1]), getattr(st.get(op.operands[1]), "dims", ()))
+    except NotModelled as why:
+        st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr("?"), "reason": StringAttr(str(why))}))
+        st.out[-1].location = op.location
+        return
+    _access(op, st, "write", op.operands[0], None, _element_type(op.operands[1]), stored=st.get(op.operands[1]),
+            index=index, pointer=pointer, bounds=bounds)
 
 
 @rule("tt.reduce")
