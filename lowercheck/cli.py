@@ -40,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the random inputs and run orders")
     d.add_argument("--no-run", action="store_true", help="static checks only")
     d.add_argument("--no-static", action="store_true", help="differential run only")
+    d.add_argument("--baseline", choices=("kernelbench",),
+                   help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
+                        "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
     d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
 
     lo = sub.add_parser("lower", help="print a stage of the IR",
@@ -127,8 +130,12 @@ def _diff(args) -> int:
 
         raise UserError("--device cuda: native GPU runs are not available yet",
                         hint="use --device cpu (the emulator and the Triton interpreter)")
+    baseline = args.baseline is not None
+    if baseline and args.no_run:
+        raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
     options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
-                          static=not args.no_static, device=args.device, timeout_s=args.timeout)
+                          static=not args.no_static and not baseline, device=args.device, timeout_s=args.timeout,
+                          baseline=args.baseline)
     report = diff(options)
     terminal.render(report)
     if args.json:

@@ -18,8 +18,9 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from lowercheck import __version__, ir, symbolic
-from lowercheck.compare import dynamic, infer, resources, static
-from lowercheck.compare.tolerance import for_dtype
+from lowercheck.compare import dynamic, infer, inputs, numerics, probes, resources, static
+from lowercheck.compare.accesses import build
+from lowercheck.compare.tolerance import Policy, Tolerance, judge
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding, Severity
@@ -51,6 +52,7 @@ class DiffOptions:
     device: str = "auto"
     timeout_s: float = 120.0
     memory_mb: int = 8192
+    baseline: str | None = None  # "kernelbench": judge as a KernelBench-style harness does, for comparison
 
 
 @dataclass
@@ -415,51 +417,211 @@ def _correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tupl
 # Differential runs
 
 
+@dataclass(frozen=True)
+class Run:
+    """One differential run: a size binding and an input kind; `seed` draws its inputs."""
+
+    sizes: dict[str, int]
+    kind: str
+    seed: int
+
+
+def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> list[Run]:
+    """Every swept size with signed normal inputs, then the other input kinds (uniform, large
+    magnitudes, small integers, special values) at the probe size: the largest swept size of at
+    most PROBE_ELEMENTS elements per size. The baseline mode: one run, the largest size, torch.rand."""
+    if options.baseline == "kernelbench":
+        return [Run(dict(sweep[-1]), "rand01", options.seed)]
+    runs = [Run(dict(sizes), "normal", options.seed + index) for index, sizes in enumerate(sweep)]
+    probe = probe_sizes(sweep)
+    runs += [Run(dict(probe), kind.name, options.seed) for kind in inputs.default_kinds() if kind.name != "normal"]
+    return runs
+
+
+PROBE_ELEMENTS = 1100
+
+
+def probe_sizes(sweep: Sequence[Mapping[str, int]]) -> Mapping[str, int]:
+    fitting = [b for b in sweep if all(v <= PROBE_ELEMENTS for v in b.values())] or list(sweep)
+    return max(fitting, key=lambda b: (min(b.values(), default=0), sum(b.values())))
+
+
 def _differential(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
                   outputs: list[tuple[str, str]], sweep, options: DiffOptions) -> None:
-    """Run both sides on the same inputs for every size of the sweep and compare (one child process
-    per side for the whole sweep, the two sides in parallel)."""
+    """Run both sides on the same inputs for every run of the plan and compare (one child process
+    per side for all runs, the two sides in parallel); a CUDA source also runs in float64 (the
+    emulator's shadow mode): the oracle."""
     from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
-    src_params = {p.pname: p for p in source.params()}
-    pairs = [dynamic.OutputPair(s, t, for_dtype(dtype_name(src_params[s]))) for s, t in outputs if s in src_params]
-    plans = [_plan(sides, correspondence, sizes, options.seed + index) for index, sizes in enumerate(sweep)]
-    batches = {name: [_request(sides[name].at(sizes), plan[name], options, sizes) for plan, sizes in zip(plans, sweep)]
-               for name in ("source", "target")}
+    runs = plan_runs(sweep, options)
+    baseline = options.baseline == "kernelbench"
+    plans = [_plan(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
+    batches = {name: [_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
+                      for plan, run in zip(plans, runs)] for name in ("source", "target")}
+    oracle_kind = None
+    if source.language == "cuda" and not baseline:
+        oracle_kind = "the source in float64 (the emulator's shadow mode)"
+        batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in batches["source"]]
+    # Determinism: the probe run again with other block and atomic orders (LC304).
+    again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
+    if again is not None:
+        for name in ("source", "target"):
+            batches[name].append(replace(batches[name][again], seed=options.seed + 7919))
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb)
                    for name in batches}
         results = {name: future.result() for name, future in futures.items()}
+    if oracle_kind is not None:
+        report.notes.append(f"oracle: {oracle_kind}")
+    elif not baseline:
+        report.notes.append(f"oracle: none (a {source.language} source has no float64 mode yet): the tolerance "
+                            "compares the target with the source only")
+    if baseline:
+        report.notes.append("baseline kernelbench: one size, torch.rand inputs in [0, 1), allclose with "
+                            "atol = rtol = 1e-2, no static checks: what a KernelBench-style harness checks")
     seen: set[tuple] = set()
-    for index, sizes in enumerate(sweep):
+    policies = _policies(sides, outputs, runs, plans, baseline)
+    for index, run in enumerate(runs):
+        sizes = run.sizes
         src_result, tgt_result = results["source"][index], results["target"][index]
+        oracle = results["source"][len(runs) + index] if oracle_kind is not None else None
         findings: list[Finding] = []
         for side_name, result, side in (("source", src_result, source), ("target", tgt_result, target)):
             findings += dynamic.failure_findings(side_name, result, sizes, side.path)
             findings += dynamic.oob_findings(side_name, result, sizes)
             findings += dynamic.event_findings(side_name, result, sizes)
         if src_result.error is None and tgt_result.error is None:
-            more, record = dynamic.compare(sizes, src_result, tgt_result, pairs, plans[index]["originals"])
+            more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index], plans[index]["originals"],
+                                           run.kind, oracle)
             findings += more
+            if index == again:
+                findings += _probes(policies[index], src_result, oracle, plans[index], sizes)
         else:
-            record = dynamic.RunRecord(dict(sizes), status="failed",
+            record = dynamic.RunRecord(dict(sizes), status="failed", inputs=run.kind,
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
+        record.oracle = oracle_kind if oracle is not None and oracle.error is None else None
         if record.status == "ok" and (src_result.oob or tgt_result.oob):
             record.status = "out of bounds"
         report.runs.append(record)
-        for f in findings:
-            if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
-                                         for g in report.findings):
-                continue  # already shown (statically, or at a smaller size)
-            key = (f.code, f.side, f.buffer)
-            if key not in seen:
-                seen.add(key)
-                report.findings.append(replace(f, evidence=f.evidence or str(Evidence.OBSERVED)))
+        _add_run_findings(report, findings, seen)
+    if again is not None:
+        findings = []
+        for name, side in (("source", source), ("target", target)):
+            first, second = results[name][again], results[name][-1]
+            findings += dynamic.determinism_findings(name, first, second, runs[again].sizes)
+        _add_run_findings(report, findings, seen)
+
+
+def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple]) -> None:
+    for f in findings:
+        if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
+                                     for g in report.findings):
+            continue  # already shown (statically, or at a smaller size)
+        key = (f.code, f.side, f.buffer)
+        if key not in seen:
+            seen.add(key)
+            report.findings.append(replace(f, evidence=f.evidence or str(Evidence.OBSERVED)))
+
+
+def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: list[Run],
+              plans: list[dict[str, Any]], baseline: bool) -> list[list[dynamic.OutputPair]]:
+    """Per run, each output's tolerance: from the dtype, both sides' math functions, the reduction
+    length K and the source's accumulation type (read from the IR at the run's sizes), and the
+    largest input magnitude (the argument of a transcendental)."""
+    source, target = sides["source"], sides["target"]
+    src_params = {p.pname: p for p in source.params()}
+    inputs_of = [p.pname for p in source.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
+    math = {name: numerics.math_functions(sides[name].at(runs[0].sizes).module) for name in ("source", "target")}
+    tiles = tuple(infer.tile_sizes([source.accesses, target.accesses]))
+    per_sizes: dict[tuple, tuple] = {}
+    out: list[list[dynamic.OutputPair]] = []
+    for index, run in enumerate(runs):
+        key = tuple(sorted(run.sizes.items()))
+        if key not in per_sizes:
+            per_sizes[key] = _reduction_facts(source.at(run.sizes), [s for s, _ in outputs], inputs_of, run.sizes)
+        lengths, accumulations = per_sizes[key]
+        magnitude = _input_magnitude(plans[index])
+        pairs = []
+        for s, t in outputs:
+            if s not in src_params:
+                continue
+            dtype = dtype_name(src_params[s])
+            shape = _concrete_shape(src_params[s], run.sizes)
+            if baseline:
+                pairs.append(dynamic.OutputPair(s, t, fixed=Tolerance(1e-2, 1e-2, "KernelBench allclose: rtol=atol=1e-2"),
+                                                shape=shape, tiles=tiles))
+                continue
+            policy = Policy(dtype, math["source"], math["target"], source.language, target.language,
+                            reduction_length=lengths.get(s), accumulation_dtype=accumulations.get(s),
+                            argument_max=magnitude)
+            pairs.append(dynamic.OutputPair(s, t, policy=policy, shape=shape, tiles=tiles))
+        out.append(pairs)
+    return out
+
+
+def _reduction_facts(side: SideInfo, outs: list[str], inputs_of: list[str],
+                     sizes: Mapping[str, int]) -> tuple[dict[str, int], dict[str, str]]:
+    """K and the accumulation type of each output, from the side's access relations at `sizes`."""
+    try:
+        rel = build(side.accesses, sizes, list(sizes), _extents(side))
+    except Exception:  # noqa: BLE001 - the policy then falls back to the per-dtype floor; said in its rule
+        return {}, {}
+    lengths, accumulations = {}, {}
+    for out in outs:
+        k = numerics.reduction_length(rel, out, inputs_of)
+        if k is not None and k > 1:
+            lengths[out] = k
+        acc = numerics.accumulation_dtype(rel, out)
+        if acc is not None:
+            accumulations[out] = acc
+    return lengths, accumulations
+
+
+def _input_magnitude(plan: dict[str, Any]) -> float | None:
+    """The largest finite |input| of a run: the argument bound of its transcendental functions."""
+    largest = None
+    for _, value in plan["originals"].values():
+        if isinstance(value, np.ndarray) and value.size and (value.dtype.kind == "f" or value.dtype.name == "bfloat16"):
+            finite = np.abs(value.astype(np.float64))
+            finite = finite[np.isfinite(finite)]
+            if finite.size:
+                largest = max(largest or 0.0, float(finite.max()))
+    return largest
+
+
+def _probes(pairs: list[dynamic.OutputPair], source: RunResult, oracle: RunResult | None, plan: dict[str, Any],
+            sizes: Mapping[str, int]) -> list[Finding]:
+    """LC501: would this tolerance accept a trivial output (zeros, a copy of the first input, the
+    output's mean) in place of the source's?"""
+    findings = []
+    originals = [value for owner, value in plan["originals"].values() if owner == "source"]
+    for pair in pairs:
+        if pair.policy is None or pair.source not in source.outputs:
+            continue
+        ref = np.asarray(source.outputs[pair.source])
+        if ref.size <= 1 or poison.mask(ref.ravel()).any():
+            continue
+        truth = np.asarray(oracle.outputs[pair.source]) if oracle is not None and oracle.error is None \
+            and pair.source in oracle.outputs else None
+        passed = probes.trivial_outputs(ref.ravel(), [o.ravel() for o in originals],
+                                        lambda cand, pair=pair, ref=ref, truth=truth: judge(
+                                            ref.ravel(), cand, pair.policy,
+                                            truth.ravel() if truth is not None and truth.size == ref.size else None))
+        real = [p for p in passed if not p.identical]
+        if real:
+            findings.append(Finding(
+                "LC501", f"the tolerance for `{pair.target}` would accept {real[0].text} in place of the source's "
+                f"output for {', '.join(f'{k}={v}' for k, v in sizes.items())}"
+                + (f" (also: {', '.join(p.name for p in real[1:])})" if len(real) > 1 else ""),
+                buffer=pair.target, witness={"sizes": dict(sizes), "probes": [p.to_json() for p in real]},
+                hint="the check cannot tell a real kernel from a trivial one here: use larger sizes, other "
+                     "inputs, or a tighter tolerance"))
+    return findings
 
 
 def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Mapping[str, int],
-          seed: int) -> dict[str, Any]:
+          seed: int, kind: str = "normal") -> dict[str, Any]:
     """Arguments of both sides for one size binding: the same input values on both sides, outputs
     poisoned, and a copy of every input to check it is unchanged after the run."""
     source, target = sides["source"].at(sizes), sides["target"].at(sizes)
@@ -482,17 +644,17 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
         if param.kind.data == "scalar":
             value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
         else:
-            value = _fresh(param, _concrete_shape(param, sizes), rng)
+            value = _fresh(param, _concrete_shape(param, sizes), kind, seed)
             if param.role.data == "out":
                 poison.fill(value)
-            if param.role.data in ("in", "inout"):
+            if param.role.data == "in":  # an inout buffer is meant to change
                 originals[name] = ("source", value.copy())
         if is_argument(source, param):
             give(source, name, value)
         partner = reverse.get(name)
         if partner is not None and partner in tgt_params and is_argument(target, tgt_params[partner]):
             give(target, partner, value)
-            if isinstance(value, np.ndarray) and target.roles.get(partner) in ("in", "inout"):
+            if isinstance(value, np.ndarray) and target.roles.get(partner) == "in":
                 originals[partner] = ("target", value.copy())
     for name, param in tgt_params.items():
         if param.role.data == "size" and name in sizes:
@@ -527,15 +689,8 @@ def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]
     return tuple(shape)
 
 
-def _fresh(param: ParamOp, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    dtype = dtype_name(param)
-    if dtype.startswith("float") or dtype == "bfloat16":
-        data = rng.standard_normal(shape)  # signed: ReLU is not the identity on these
-        if dtype == "bfloat16":
-            import ml_dtypes
+def _fresh(param: ParamOp, shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:
+    """A buffer's values for one run: `kind` (`lowercheck.compare.inputs`), drawn from the run's
+    seed and the parameter's name, so `--seed` reproduces every input."""
+    return inputs.generate(kind, shape, dtype_name(param), seed, key=param.pname)
 
-            return data.astype(ml_dtypes.bfloat16)
-        return data.astype(dtype)
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    return rng.integers(-8, 8, shape).astype(dtype)

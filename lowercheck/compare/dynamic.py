@@ -1,9 +1,12 @@
-"""Differential testing: compare the two sides' outputs on the same inputs, for one size binding.
+"""Differential testing: compare the two sides' outputs on the same inputs, for one run.
 
 Outputs arrive poisoned (`lowercheck.runners.poison`), so an element a side never wrote is told
 apart from a computed NaN (LC303). Inputs are checked unchanged (LC306); out-of-bounds accesses the
-runners caught become LC201; values are compared with the tolerance policy (LC301), NaN/Inf
-positions separately (LC302).
+runners caught become LC201; values are judged by the tolerance policy (`tolerance.judge`: the
+per-dtype floor, ulp bounds of the math functions, the K-aware bound of a reduction, and the target
+against the float64 oracle no worse than the source; LC301), NaN/Inf positions separately (LC302).
+A mismatch names its pattern (a tail after a block, a row, a column: `localise`). The baseline mode
+(`Tolerance`, KernelBench's allclose) judges with one fixed rtol/atol instead.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from lowercheck.compare.tolerance import Tolerance
+from lowercheck.compare.localise import localise
+from lowercheck.compare.tolerance import Judgement, Policy, Tolerance, judge
 from lowercheck.findings import Finding
 from lowercheck.runners import poison
 from lowercheck.runners.base import RunResult
@@ -22,38 +26,53 @@ from lowercheck.runners.base import RunResult
 
 @dataclass
 class OutputStats:
+    """How one output compared in one run: the rule that decided, its bound, the observed errors
+    (target vs source), and the float64 oracle's view (each side's largest error against it)."""
+
     name: str
     elements: int
     max_abs: float
     max_rel: float
     mismatches: int
     rule: str
+    bound: float = 0.0
+    max_ulp: float = 0.0
+    source_error: float | None = None
+    target_error: float | None = None
+    closer: str | None = None  # which side is closer to the oracle: source | target | equal
+    rules: list[dict[str, Any]] = field(default_factory=list)  # each rule: name, passed, mismatches, bound
 
     def to_json(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()}
 
 
 @dataclass
 class RunRecord:
-    """One size binding: what each side did and how the outputs compare."""
+    """One run (a size binding and an input kind): what each side did and how the outputs compare."""
 
     sizes: dict[str, int]
     status: str = "ok"  # ok | mismatch | failed
     outputs: list[OutputStats] = field(default_factory=list)
     wall_s: dict[str, float] = field(default_factory=dict)
+    inputs: str = "normal"  # the input kind (`lowercheck.compare.inputs.KINDS`)
+    oracle: str | None = None  # how the float64 oracle was computed, None without one
 
     def to_json(self) -> dict[str, Any]:
-        return {"sizes": self.sizes, "status": self.status, "wall_s": self.wall_s,
-                "outputs": [o.to_json() for o in self.outputs]}
+        return {"sizes": self.sizes, "inputs": self.inputs, "status": self.status, "wall_s": self.wall_s,
+                "oracle": self.oracle, "outputs": [o.to_json() for o in self.outputs]}
 
 
 @dataclass(frozen=True)
 class OutputPair:
-    """An output as each side names it, with the tolerance for its dtype."""
+    """An output as each side names it, with its tolerance policy (or a fixed tolerance: the
+    baseline mode) and its shape in this run (for naming mismatch patterns)."""
 
     source: str
     target: str
-    tolerance: Tolerance
+    policy: Policy | None = None
+    fixed: Tolerance | None = None
+    shape: tuple[int, ...] = ()
+    tiles: tuple[int, ...] = ()
 
 
 def _sizes_text(sizes: Mapping[str, int]) -> str:
@@ -96,9 +115,11 @@ def oob_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list
 
 
 def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outputs: list[OutputPair],
-            inputs: Mapping[str, tuple[str, np.ndarray]]) -> tuple[list[Finding], RunRecord]:
-    """Compare one run of both sides. `inputs` maps each side's input name to (side, original)."""
-    record = RunRecord(dict(sizes), wall_s={"source": source.wall_s, "target": target.wall_s})
+            inputs: Mapping[str, tuple[str, np.ndarray]], kind: str = "normal",
+            oracle: RunResult | None = None) -> tuple[list[Finding], RunRecord]:
+    """Compare one run of both sides. `inputs` maps each side's input name to (side, original);
+    `oracle` is the source run in float64 (its outputs by the source's names), when there is one."""
+    record = RunRecord(dict(sizes), wall_s={"source": source.wall_s, "target": target.wall_s}, inputs=kind)
     findings: list[Finding] = []
     for side_name, result in (("source", source), ("target", target)):
         for name, (owner, original) in inputs.items():
@@ -123,7 +144,11 @@ def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outp
                                      witness={"sizes": dict(sizes)}))
             record.status = "mismatch"
             continue
-        findings += _compare_values(sizes, pair, ref, act, record)
+        truth = None
+        if oracle is not None and oracle.error is None and pair.source in oracle.outputs:
+            truth = np.asarray(oracle.outputs[pair.source]).ravel()
+            truth = truth if truth.size == ref.size else None
+        findings += _compare_values(sizes, pair, ref, act, record, truth, kind)
     if findings and record.status == "ok":
         record.status = "mismatch"
     return findings, record
@@ -135,64 +160,113 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a == b
 
 
-def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord) -> list[Finding]:
+def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,
+                    oracle: np.ndarray | None = None, kind: str = "normal") -> list[Finding]:
     findings: list[Finding] = []
-    where = _sizes_text(sizes)
+    where = f"{_sizes_text(sizes)}, {kind} inputs"
+    shape = pair.shape if pair.shape and int(np.prod(pair.shape)) == ref.size else (ref.size,)
     poisoned = {"source": poison.mask(ref), "target": poison.mask(act)}
-    for side, mask in poisoned.items():
-        if mask.any():
-            idx = np.flatnonzero(mask)
-            name = pair.source if side == "source" else pair.target
-            findings.append(Finding(
-                "LC303", f"{len(idx)} of {mask.size} elements of `{name}` were never written for {where} "
-                f"({_pattern(idx, mask.size)})", side=side, buffer=name,
-                witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx))},
-                hint="every output element must be written: check the grid and the tail mask"))
+    if pair.fixed is None:  # the baseline mode has no poison (outputs start as zeros)
+        for side, mask in poisoned.items():
+            if mask.any():
+                idx = np.flatnonzero(mask)
+                name = pair.source if side == "source" else pair.target
+                findings.append(Finding(
+                    "LC303", f"{len(idx)} of {mask.size} elements of `{name}` were never written for {where} "
+                    f"({localise(mask, shape, pair.tiles).text})", side=side, buffer=name,
+                    witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx))},
+                    hint="every output element must be written: check the grid and the tail mask"))
     written = ~(poisoned["source"] | poisoned["target"])
-    with np.errstate(invalid="ignore"):
-        ref_f, act_f = ref.astype(np.float64), act.astype(np.float64)
-    special_ref, special_act = ~np.isfinite(ref_f), ~np.isfinite(act_f)
-    special_diff = written & ((special_ref != special_act) |
-                              (special_ref & special_act & ~((np.isnan(ref_f) & np.isnan(act_f)) | (ref_f == act_f))))
-    if special_diff.any():
-        i = int(np.flatnonzero(special_diff)[0])
-        findings.append(Finding(
-            "LC302", f"NaN/Inf differ in `{pair.target}` at {int(special_diff.sum())} elements for {where}: "
-            f"first at index {i} (source {ref[i]}, target {act[i]})", side="target", buffer=pair.target,
-            witness={"sizes": dict(sizes), "index": i, "source": float(ref_f[i]), "target": float(act_f[i])}))
-    finite = written & ~special_ref & ~special_act
-    ok = pair.tolerance.accepts(ref_f, act_f) | ~finite
-    with np.errstate(invalid="ignore", divide="ignore"):
-        abs_err = np.where(finite, np.abs(act_f - ref_f), 0.0)
-        rel_err = np.where(finite & (ref_f != 0), abs_err / np.abs(ref_f), 0.0)
-    stats = OutputStats(pair.target, int(ref.size), float(abs_err.max(initial=0.0)),
-                        float(rel_err.max(initial=0.0)), int((~ok).sum()), pair.tolerance.rule)
-    record.outputs.append(stats)
-    if not ok.all():
-        bad = np.flatnonzero(~ok)
+    if pair.fixed is not None:
+        return findings + _compare_fixed(sizes, pair, ref, act, record, where)
+    verdict = judge(ref, act, pair.policy, oracle, valid=written)
+    if not verdict.specials_match:
+        bad = np.flatnonzero(verdict.special_mismatch.ravel())
         i = int(bad[0])
         findings.append(Finding(
-            "LC301", f"`{pair.target}` differs from the source's `{pair.source}` beyond tolerance at "
-            f"{len(bad)} of {ref.size} elements for {where} ({_pattern(bad, ref.size)}); first at index {i}: "
-            f"source {ref_f[i]:.9g}, target {act_f[i]:.9g} (max abs error {stats.max_abs:.3g}, "
-            f"{pair.tolerance.rule})", side="target", buffer=pair.target,
-            witness={"sizes": dict(sizes), "index": i, "source": float(ref_f[i]), "target": float(act_f[i]),
-                     "mismatches": int(len(bad))},
-            hint="compare the arithmetic of both sides at this index"))
+            "LC302", f"NaN/Inf differ in `{pair.target}` at {len(bad)} elements for {where} "
+            f"({localise(verdict.special_mismatch, shape, pair.tiles).text}): first at index {i} "
+            f"(source {ref[i]}, target {act[i]})", side="target", buffer=pair.target,
+            witness={"sizes": dict(sizes), "inputs": kind, "index": i, "source": float(ref[i]),
+                     "target": float(act[i])},
+            hint="compare how both sides handle large or special inputs (overflow, max subtraction)"))
+    stats = OutputStats(pair.target, int(ref.size), verdict.max_abs, verdict.max_rel,
+                        int(verdict.mismatches.sum()), verdict.rule, verdict.bound, verdict.max_ulp,
+                        verdict.source_error, verdict.target_error, verdict.closer,
+                        [{"name": r.name, "passed": r.passed, "mismatches": r.mismatches, "bound": r.bound}
+                         for r in verdict.rules])
+    record.outputs.append(stats)
+    if not verdict.passed:
+        findings.append(_value_finding(sizes, pair, ref, act, verdict, where, shape, kind))
     return findings
 
 
-def _pattern(indices: np.ndarray, total: int) -> str:
-    """A short description of where the indices lie: all, a contiguous range, a tail, or a list."""
-    n = len(indices)
-    if n == total:
-        return "every element"
-    lo, hi = int(indices[0]), int(indices[-1])
-    if hi - lo + 1 == n:
-        if hi == total - 1 and lo > 0:
-            return f"the tail: indices {lo}..{hi}"
-        return f"indices {lo}..{hi}" if n > 1 else f"index {lo}"
-    if n > 1 and np.all(np.diff(indices) == indices[1] - indices[0]):
-        return f"every {int(indices[1] - indices[0])}th element from {lo}"
-    head = ", ".join(str(int(i)) for i in indices[:5])
-    return f"indices {head}{', ...' if n > 5 else ''}"
+def _value_finding(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, verdict: Judgement, where: str,
+                   shape: tuple[int, ...], kind: str) -> Finding:
+    bad = np.flatnonzero(verdict.mismatches.ravel())
+    i = verdict.worst_index if verdict.worst_index is not None else int(bad[0])
+    pattern = localise(verdict.mismatches, shape, pair.tiles)
+    truth = ""
+    if verdict.closer is not None:
+        truth = (f"; against the float64 oracle the source errs by up to {verdict.source_error:.3g}, the target by "
+                 f"{verdict.target_error:.3g}")
+    return Finding(
+        "LC301", f"`{pair.target}` differs from the source's `{pair.source}` at {len(bad)} of {ref.size} elements "
+        f"for {where} ({pattern.text}); worst at index {i}: source {float(ref[i]):.9g}, target {float(act[i]):.9g} "
+        f"(max abs error {verdict.max_abs:.3g}, max {verdict.max_ulp:.3g} ulp){truth}. {verdict.rule}",
+        side="target", buffer=pair.target,
+        witness={"sizes": dict(sizes), "inputs": kind, "index": i, "source": float(ref[i]), "target": float(act[i]),
+                 "mismatches": int(len(bad)), "pattern": pattern.to_json(), "max_abs": verdict.max_abs,
+                 "max_ulp": verdict.max_ulp, "source_error": verdict.source_error,
+                 "target_error": verdict.target_error, "rules": [r.to_json() for r in verdict.rules]},
+        hint="compare the arithmetic of both sides at this index")
+
+
+def _compare_fixed(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,
+                   where: str) -> list[Finding]:
+    """The baseline: `allclose(target, source, rtol, atol)`, NaN equal to NaN, as reviewers do."""
+    with np.errstate(invalid="ignore"):
+        ref_f, act_f = ref.astype(np.float64), act.astype(np.float64)
+    both_nan = np.isnan(ref_f) & np.isnan(act_f)
+    ok = pair.fixed.accepts(ref_f, act_f) | both_nan
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(np.isfinite(ref_f) & np.isfinite(act_f), np.abs(act_f - ref_f), 0.0)
+    record.outputs.append(OutputStats(pair.target, int(ref.size), float(diff.max(initial=0.0)), 0.0,
+                                      int((~ok).sum()), pair.fixed.rule))
+    if ok.all():
+        return []
+    i = int(np.flatnonzero(~ok)[0])
+    return [Finding("LC301", f"`{pair.target}` is not allclose to the source's `{pair.source}` for {where} "
+                    f"({int((~ok).sum())} elements; {pair.fixed.rule})", side="target", buffer=pair.target,
+                    witness={"sizes": dict(sizes), "index": i, "source": float(ref_f[i]), "target": float(act_f[i])})]
+
+
+def determinism_findings(side: str, first: RunResult, second: RunResult, sizes: Mapping[str, int]) -> list[Finding]:
+    """LC304: the same inputs run again with other block and atomic orders (another seed) must give
+    the same bits."""
+    if first.error is not None or second.error is not None:
+        return []
+    findings = []
+    for name, a in first.outputs.items():
+        b = second.outputs.get(name)
+        if b is None:
+            continue
+        a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+        if a.shape != b.shape:
+            continue
+        differ = ~_same(a, b) & ~(poison.mask(a) | poison.mask(b))
+        if a.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                differ &= ~(np.isnan(a) & np.isnan(b))
+        if differ.any():
+            i = int(np.flatnonzero(differ)[0])
+            with np.errstate(invalid="ignore", over="ignore"):
+                spread = float(np.nanmax(np.abs(a[differ].astype(np.float64) - b[differ].astype(np.float64))))
+            findings.append(Finding(
+                "LC304", f"the {side}'s `{name}` changes between two runs on the same inputs with other block and "
+                f"atomic orders for {_sizes_text(sizes)}: {int(differ.sum())} elements, by up to {spread:.3g}",
+                side=side, buffer=name, witness={"sizes": dict(sizes), "index": i, "first": float(a[i]),
+                                                 "second": float(b[i]), "count": int(differ.sum())},
+                hint="make the reduction order deterministic (a fixed tree instead of float atomics), or "
+                     "accept it with a tolerance that covers the reordering"))
+    return findings

@@ -36,7 +36,9 @@ KINDS: dict[str, InputKind] = {k.name: k for k in (
     InputKind("large", "large magnitudes, uniform in [-1e4, 1e4] (overflow without max subtraction)"),
     InputKind("small_int", "small integers in [-3, 3] (exact products and sums: bit-exact matmul)"),
     InputKind("special", "normal data with NaN, +-Inf, -0.0 and denormals mixed in"),
+    InputKind("rand01", "uniform in [0, 1) (torch.rand: what KernelBench-style harnesses feed)"),
 )}
+BASELINE_KINDS = ("rand01",)  # for `--baseline`, not part of lowercheck's own runs
 
 LARGE = 1e4
 SMALL_INT = 3
@@ -45,7 +47,7 @@ SPECIAL_FRACTION = 1 / 16  # of the elements replaced by special values (at leas
 
 def default_kinds() -> list[InputKind]:
     """The input kinds of a run, in order: the first is the one a single-kind run uses."""
-    return list(KINDS.values())
+    return [kind for kind in KINDS.values() if kind.name not in BASELINE_KINDS]
 
 
 def rng_for(seed: int, kind: str, key: int | str = 0) -> np.random.Generator:
@@ -72,6 +74,8 @@ def generate(kind: str, shape: Sequence[int], dtype: str, seed: int, key: int | 
         data = rng.uniform(-1.0, 1.0, shape)
     elif kind == "large":
         data = rng.uniform(-LARGE, LARGE, shape)
+    elif kind == "rand01":
+        data = rng.random(shape)
     elif kind == "small_int":
         data = rng.integers(-SMALL_INT, SMALL_INT + 1, shape).astype(np.float64)
     else:
@@ -106,6 +110,8 @@ def _integers(kind: str, shape: tuple[int, ...], target: np.dtype, rng: np.rando
     info = np.iinfo(target)
     if kind == "large":
         lo, hi = max(info.min, -10_000), min(info.max, 10_000)
+    elif kind == "rand01":
+        data = rng.random(shape)
     elif kind == "small_int":
         lo, hi = max(info.min, -SMALL_INT), min(info.max, SMALL_INT)
     else:  # normal, uniform, and the data around the special values

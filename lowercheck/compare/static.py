@@ -409,8 +409,8 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             if uncertain(tgt, t_in) or uncertain(src, s_in):
                 continue
-            dep_s = _dependence(src, s_out, s_in)
-            dep_t = _dependence(tgt, t_out, t_in)
+            dep_s = dependence(src, s_out, s_in)
+            dep_t = dependence(tgt, t_out, t_in)
             if dep_s is UNKNOWN or dep_t is UNKNOWN:
                 notes.append(f"the dependence of `{t_out}` on `{t_in}` is not exact (a buffer that feeds "
                              "itself, as in a shared-memory tree reduction, or values moved between lanes by "
@@ -577,7 +577,7 @@ def _index_overflow(rel: Relations, side: Side) -> list[Finding]:
 _PRECISION = {"f64": 53, "f32": 24, "tf32": 11, "f16": 11, "bf16": 8}
 
 
-def _accumulates(rel: Relations, buffer: str) -> set[str]:
+def accumulates(rel: Relations, buffer: str) -> set[str]:
     """The float types the values stored into `buffer` were summed in, through shared and local
     buffers (a shared-memory tree reduction sums in the shared array's type)."""
     found: set[str] = set()
@@ -605,8 +605,8 @@ def _accumulation_types(src: Relations, tgt: Relations, correspondence: Mapping[
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
-        s_types = {t for t in _accumulates(src, s_out) if t in _PRECISION}
-        t_types = {t for t in _accumulates(tgt, t_out) if t in _PRECISION}
+        s_types = {t for t in accumulates(src, s_out) if t in _PRECISION}
+        t_types = {t for t in accumulates(tgt, t_out) if t in _PRECISION}
         if not s_types or not t_types:
             continue
         s_low = min(s_types, key=_PRECISION.get)
@@ -637,7 +637,7 @@ class _Inexact(Exception):
 UNKNOWN = object()  # the dependence could not be computed exactly: do not compare it
 
 
-def _dependence(rel: Relations, out: str, inp: str):
+def dependence(rel: Relations, out: str, inp: str):
     """{ out[e] -> inp[j] }: the input elements each output element's stored value is computed from,
     through shared and local buffers; None when no output value reads `inp`; UNKNOWN for a cycle."""
     result = None

@@ -46,7 +46,7 @@ def snippet(location: SourceLocation | None) -> list[str]:
 def _witness_text(witness: dict[str, Any]) -> str:
     parts = []
     for key, value in witness.items():
-        if key in ("error", "unwritten_set") or (key == "work_item" and "where" in witness):
+        if key in ("error", "unwritten_set", "rules", "pattern", "probes") or (key == "work_item" and "where" in witness):
             continue
         if key == "where":
             parts.append(str(value))
@@ -101,17 +101,26 @@ def render(report, console: Console | None = None) -> None:
         console.print(render_finding(finding))
     if report.runs:
         table = Table(title="differential runs", title_justify="left", show_edge=False)
-        for column in ("sizes", "status", "max abs err", "max rel err", "mismatches", "source s", "target s"):
-            table.add_column(column)
+        for column in ("sizes", "inputs", "status", "max abs", "ulp", "oracle err s/t", "src s", "tgt s"):
+            table.add_column(column, no_wrap=True)
         for run in report.runs:
             worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
-            table.add_row(", ".join(f"{k}={v}" for k, v in run.sizes.items()), run.status,
-                          f"{worst.max_abs:.3g}" if worst else "-", f"{worst.max_rel:.3g}" if worst else "-",
-                          str(sum(o.mismatches for o in run.outputs)) if run.outputs else "-",
-                          f"{run.wall_s.get('source', 0):.2f}", f"{run.wall_s.get('target', 0):.2f}")
+            oracle = "-"
+            if worst is not None and worst.source_error is not None:
+                oracle = f"{worst.source_error:.2g}/{worst.target_error:.2g}"
+            table.add_row(",".join(f"{k}={v}" for k, v in run.sizes.items()), run.inputs, run.status,
+                          f"{worst.max_abs:.2g}" if worst else "-", f"{worst.max_ulp:.3g}" if worst else "-",
+                          oracle, f"{run.wall_s.get('source', 0):.2f}", f"{run.wall_s.get('target', 0):.2f}")
         console.print(table)
-        if report.runs and report.runs[0].outputs:
-            console.print(f"  tolerance: {report.runs[0].outputs[0].rule}", style="dim")
+        rules: dict[str, str] = {}
+        for run in report.runs:  # the rule that decided each output, as the largest normal run saw it
+            for o in run.outputs:
+                if run.inputs in ("normal", "rand01"):
+                    rules[o.name] = o.rule
+        for name, rule in rules.items():
+            console.print(f"  tolerance of `{escape(name)}`: {escape(rule)}", style="dim")
+        console.print("  (max abs, ulp: target vs source, worst output; oracle err: each side against float64)",
+                      style="dim")
     counts = {}
     for f in report.findings:
         counts[f.level] = counts.get(f.level, 0) + 1

@@ -1,0 +1,67 @@
+"""What the tolerance policy reads from the IR: math functions, reduction lengths, accumulation types.
+
+- `math_functions(module)`: the transcendental and rounding-sensitive functions each side calls
+  (`math.exp`, `tt.extern_elementwise` symbols such as `__nv_expf`, `tt.precise_sqrt`), whose
+  documented ulp errors the `ulp` rule adds up.
+- `reduction_length(rel, out, inputs)`: K, the number of input elements one output element is
+  computed from (its dependence map, counted with isl at the run's sizes): 1 for an elementwise op,
+  `n` for a sum of `n`, `k` for a dot of length `k`. None when the dependence is not exact.
+- `accumulation_dtype(rel, out)`: the narrowest float type the source sums an output in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.dialects.builtin import ModuleOp
+
+from lowercheck.compare.accesses import Relations
+from lowercheck.compare.static import UNKNOWN, accumulates, dependence
+
+_MATH_PREFIXES = ("math.",)
+_NAMED = ("tt.precise_sqrt", "tt.precise_divf")
+
+
+def math_functions(module: ModuleOp) -> frozenset[str]:
+    found = set()
+    for op in module.walk():
+        if op.name.startswith(_MATH_PREFIXES) and op.name != "math.fma":
+            found.add(op.name)
+        elif op.name in _NAMED:
+            found.add(op.name)
+        elif op.name == "tt.extern_elementwise":
+            symbol = op.properties.get("symbol") or op.attributes.get("symbol")
+            if symbol is not None:
+                found.add(getattr(symbol, "data", str(symbol)))
+    return frozenset(found)
+
+
+def reduction_length(rel: Relations, out: str, inputs: Iterable[str]) -> int | None:
+    """The largest number of elements of one input that one element of `out` depends on (at the
+    first element, lexicographically); None when no dependence is exact."""
+    best = None
+    for inp in inputs:
+        dep = dependence(rel, out, inp)
+        if dep is UNKNOWN:
+            return None
+        if dep is None:
+            continue
+        element = dep.domain().lexmin()
+        if element.is_empty():
+            continue
+        count = dep.intersect_domain(element).range().count_val()
+        if count.is_int():
+            best = max(best or 0, int(count.to_python()))
+    return best
+
+
+_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tf32"}
+_BITS = {"float64": 53, "float32": 24, "tf32": 11, "float16": 11, "bfloat16": 8}
+
+
+def accumulation_dtype(rel: Relations, out: str) -> str | None:
+    types = [_DTYPES[t] for t in accumulates(rel, out) if t in _DTYPES]
+    return min(types, key=_BITS.get) if types else None
+
+
+__all__ = ["accumulation_dtype", "math_functions", "reduction_length"]
