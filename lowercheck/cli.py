@@ -3,6 +3,7 @@
     lowercheck diff SOURCE[:ENTRY] TARGET[:ENTRY] [--spec FILE.toml] [--size NAME=V1,V2,...]
                     [--json FILE] [--device auto|cpu|cuda] [--seed N] [--no-run] [--no-static]
     lowercheck lower FILE[:ENTRY] --emit ir|access [--spec FILE.toml]
+    lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE]
     lowercheck codes [CODE]
 
 Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconclusive.
@@ -57,6 +58,18 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("file", help="an .mlir file, or - for standard input")
     o.add_argument("-p", "--passes", default="", help="comma-separated pass names")
 
+    b = sub.add_parser("corpus", help="run every case of a corpus and summarise detection",
+                       description="Run every [[case]] of every expected.toml under DIR (N at a time, each in "
+                                   "its own process with a time limit), appending results as they finish: a run "
+                                   "started again skips the cases already done.")
+    b.add_argument("dir", help="a corpus folder (cases in expected.toml files below it)")
+    b.add_argument("-j", "--jobs", type=int, default=2, help="cases run at once (default 2)")
+    b.add_argument("--json", metavar="FILE", help="results as JSON lines (default DIR/.lowercheck-results.jsonl); "
+                                                  "delete it to start over")
+    b.add_argument("--baseline", choices=("kernelbench",), help="also judge each run case as KernelBench does")
+    b.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
+    b.add_argument("--case-timeout", type=float, default=600.0, help="seconds per case (default 600)")
+
     c = sub.add_parser("codes", help="list the finding codes, or show one code's documentation")
     c.add_argument("code", nargs="?")
     return parser
@@ -69,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     from lowercheck.errors import LowercheckError
 
     try:
-        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes}[args.command](args)
+        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus}[args.command](args)
         _stop_workers()
         return code
     except LowercheckError as err:
@@ -141,6 +154,16 @@ def _diff(args) -> int:
     if args.json:
         json_report.write(report, args.json)
     return report.exit_code
+
+
+def _corpus(args) -> int:
+    from lowercheck import batch
+
+    if args.jobs < 1:
+        from lowercheck.errors import UserError
+
+        raise UserError("-j must be at least 1")
+    return batch.main(args.dir, args.jobs, args.json, args.baseline is not None, args.case_timeout, args.markdown)
 
 
 def _lower(args) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lowercheck import ir
-from lowercheck.findings import Evidence as Strength
+from lowercheck.findings import Evidence
 from lowercheck.compare.static import Side, analyse
 from lowercheck.lowering import extract_accesses
 
@@ -53,7 +53,7 @@ def errors(side: Side) -> dict[str, list]:
 
 def test_correct_port_is_clean_for_all_sizes() -> None:
     result = analyse(source(), target(), CORRESPONDENCE, ["n"], SWEEP)
-    assert result.strength is Strength.PARAMETRIC
+    assert result.strength is Evidence.PARAMETRIC
     assert [f.code for f in result.findings] == ["LC101"]
 
 
@@ -96,5 +96,5 @@ def test_non_affine_index_falls_back_to_the_sweep(grid: str) -> None:
     idx = "Mod(1024*GRID0 + LANE3, n)"  # Mod by a size: not quasi-affine, checked per swept size
     sweep = [{"n": 1}, {"n": 300}, {"n": 1000}]  # isl is slow on `mod 4099` pairs; small sizes show it
     result = analyse(source(), target(grid=grid, store=idx, load=idx), CORRESPONDENCE, ["n"], sweep)
-    assert result.strength is Strength.SWEPT
+    assert result.strength is Evidence.SWEPT
     assert any(f.code == "LC203" for f in result.findings)

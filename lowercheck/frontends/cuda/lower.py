@@ -161,7 +161,7 @@ def _math_table() -> dict[str, Callable[[list[SSAValue], CType], list[Operation]
              "erf": mathd.ErfOp, "fabs": mathd.AbsFOp, "floor": mathd.FloorOp, "ceil": mathd.CeilOp,
              "trunc": mathd.TruncOp, "round": mathd.RoundOp, "rint": mathd.RoundEvenOp}
     binary = {"pow": mathd.PowFOp, "atan2": mathd.Atan2Op, "copysign": mathd.CopySignOp,
-              "fmax": arith.MaximumfOp, "fmin": arith.MinimumfOp}
+              "fmax": arith.MaxnumfOp, "fmin": arith.MinnumfOp}  # C: a NaN operand yields the other one
     table: dict[str, Callable[[list[SSAValue], CType], list[Operation]]] = {}
     for name, op in unary.items():
         for spelling in (name, name + "f", "__" + name + "f"):

@@ -1,4 +1,4 @@
-// Math functions: the math dialect; fmaxf/fminf are arith.maximumf/minimumf; double stays f64.
+// Math functions: the math dialect; fmaxf/fminf are arith.maxnumf/minnumf (NaN-ignoring); double f64.
 __global__ void maths(const float* x, double* d, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -17,8 +17,8 @@ void launch(const float* x, double* d, float* y, int n) { maths<<<(n + 255) / 25
 // CHECK-NEXT: math.sqrt %[[ABS]] : f32
 // CHECK:      math.log %[[V]] : f32
 // CHECK:      math.powf %[[V]], %{{.*}} : f32
-// CHECK:      arith.maximumf %[[V]], %{{.*}} : f32
-// CHECK:      arith.minimumf %[[V]], %{{.*}} : f32
+// CHECK:      arith.maxnumf %[[V]], %{{.*}} : f32
+// CHECK:      arith.minnumf %[[V]], %{{.*}} : f32
 // CHECK:      %[[D:.*]] = memref.load %d{{.*}} : memref<?xf64>
 // CHECK-NEXT: math.exp %[[D]] : f64
 // CHECK-NEXT: %[[VD:.*]] = arith.extf %[[V]] : f32 to f64
