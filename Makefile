@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean
+.PHONY: install demo test bench docs clean detection
 
 install: $(STAMP)
 
@@ -30,6 +30,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m lowercheck.bench --out docs/bench.md
+
+# Every corpus case, and the KernelBench-style baseline beside it (resumes an interrupted run).
+detection: $(STAMP)
+	$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes

@@ -4,8 +4,8 @@ A case is a `[[case]]` of an `expected.toml` anywhere under DIR: `source`, `targ
 `verdict` and `codes`, and optionally `mode = "static"` (judged with `--no-run`), `spec`, and
 `class` (the bug class, for the summary). Each case runs as its own `lowercheck diff` process, N at
 a time, each with a time limit; a result is appended to the results file (JSON lines) the moment it
-is known, so a run that is interrupted and started again skips the cases already done and loses
-nothing. With `--baseline kernelbench` every run case is also judged the way KernelBench-style
+is known (in lowercheck's cache, keyed by the folder and lowercheck's sources, or `--json FILE`), so
+a run that is interrupted and started again skips the cases already done and loses nothing. With `--baseline kernelbench` every run case is also judged the way KernelBench-style
 harnesses judge (`diff --baseline kernelbench`), and the summary puts both side by side.
 
 Scoring: a seeded bug (`verdict = "different"`) is detected when the verdict is `different` and a
@@ -18,6 +18,7 @@ a bug when its verdict is `different`.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import json
 import os
 import subprocess
@@ -142,6 +143,7 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
     if baseline:
         todo += [(case, "kernelbench") for case in cases if case.mode == "run" and (case.key, "kernelbench") not in done]
     results.parent.mkdir(parents=True, exist_ok=True)
+    _drop_torn_line(results)
     if not todo:
         return done
     from rich.progress import Progress
@@ -157,6 +159,15 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
             done[(outcome.key, outcome.tool)] = outcome
             bar.advance(task)
     return done
+
+
+def _drop_torn_line(path: Path) -> None:
+    """A run killed while writing leaves half a line: cut it, so the next outcome starts a line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
 def _family(code: str) -> str:
@@ -257,6 +268,15 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
     return "\n".join(lines) + "\n"
 
 
+def default_results(root: Path) -> Path:
+    """Results in lowercheck's cache (never in the user's folder), keyed by the folder and by
+    lowercheck's own sources: a changed lowercheck starts afresh, an interrupted run resumes."""
+    from lowercheck import cache
+
+    key = hashlib.sha256(f"{root.resolve()};{cache.tool_digest()}".encode()).hexdigest()[:16]
+    return cache.folder() / f"corpus-{key}.jsonl"
+
+
 def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: float,
          markdown_path: str | None) -> int:
     """The `corpus` command; exit 0 when every seeded bug is detected and nothing correct is
@@ -264,7 +284,7 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     from rich.console import Console
 
     cases = discover(Path(root))
-    results_path = Path(results) if results else Path(root) / ".lowercheck-results.jsonl"
+    results_path = Path(results) if results else default_results(Path(root))
     outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s)
     text = markdown(cases, outcomes, baseline, time.strftime("%Y-%m-%d"))
     if markdown_path:

@@ -22,7 +22,7 @@ def folder() -> Path:
 
 
 @cache
-def _tool_digest() -> str:
+def tool_digest() -> str:
     """lowercheck's own sources: a changed front end must not reuse results of the old one."""
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
@@ -34,7 +34,7 @@ def _tool_digest() -> str:
 
 @cache
 def _versions() -> str:
-    found = [_tool_digest()]
+    found = [tool_digest()]
     for package in ("triton", "torch", "xdsl"):
         try:
             found.append(f"{package}={metadata.version(package)}")

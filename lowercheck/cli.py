@@ -64,8 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "started again skips the cases already done.")
     b.add_argument("dir", help="a corpus folder (cases in expected.toml files below it)")
     b.add_argument("-j", "--jobs", type=int, default=2, help="cases run at once (default 2)")
-    b.add_argument("--json", metavar="FILE", help="results as JSON lines (default DIR/.lowercheck-results.jsonl); "
-                                                  "delete it to start over")
+    b.add_argument("--json", metavar="FILE", help="results as JSON lines (default: in lowercheck's cache, "
+                                                  "per folder and lowercheck version); delete it to start over")
     b.add_argument("--baseline", choices=("kernelbench",), help="also judge each run case as KernelBench does")
     b.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
     b.add_argument("--case-timeout", type=float, default=600.0, help="seconds per case (default 600)")
