@@ -212,10 +212,12 @@ def _value_finding(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, ve
                  f"{verdict.target_error:.3g}")
     return Finding(
         "LC301", f"`{pair.target}` differs from the source's `{pair.source}` at {len(bad)} of {ref.size} elements "
-        f"for {where} ({pattern.text}); worst at index {i}: source {float(ref[i]):.9g}, target {float(act[i]):.9g} "
+        f"for {where} ({pattern.text}); first at index {int(bad[0])}, worst at index {i}: source "
+        f"{float(ref[i]):.9g}, target {float(act[i]):.9g} "
         f"(max abs error {verdict.max_abs:.3g}, max {verdict.max_ulp:.3g} ulp){truth}. {verdict.rule}",
         side="target", buffer=pair.target,
-        witness={"sizes": dict(sizes), "inputs": kind, "index": i, "source": float(ref[i]), "target": float(act[i]),
+        witness={"sizes": dict(sizes), "inputs": kind, "index": i, "first_index": int(bad[0]),
+                 "source": float(ref[i]), "target": float(act[i]),
                  "mismatches": int(len(bad)), "pattern": pattern.to_json(), "max_abs": verdict.max_abs,
                  "max_ulp": verdict.max_ulp, "source_error": verdict.source_error,
                  "target_error": verdict.target_error, "rules": [r.to_json() for r in verdict.rules]},

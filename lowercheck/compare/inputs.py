@@ -110,8 +110,8 @@ def _integers(kind: str, shape: tuple[int, ...], target: np.dtype, rng: np.rando
     info = np.iinfo(target)
     if kind == "large":
         lo, hi = max(info.min, -10_000), min(info.max, 10_000)
-    elif kind == "rand01":
-        data = rng.random(shape)
+    elif kind == "rand01":  # non-negative, as torch.randint's usual [0, high)
+        lo, hi = 0, min(info.max, 7)
     elif kind == "small_int":
         lo, hi = max(info.min, -SMALL_INT), min(info.max, SMALL_INT)
     else:  # normal, uniform, and the data around the special values

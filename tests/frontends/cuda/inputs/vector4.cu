@@ -36,10 +36,10 @@ void run(const float* x, float* y, const float4* s, float* z, int n, int rows) {
 // CHECK-NEXT:   %[[X1:.*]] = memref.load %x[%[[B1]]] : memref<?xf32>
 // CHECK:        %[[X2:.*]] = memref.load %x
 // CHECK:        %[[X3:.*]] = memref.load %x
-// CHECK:        %[[R0:.*]] = arith.maximumf %[[X0]], %{{.*}} : f32 loc("vector4.cu":8:11)
-// CHECK:        %[[R1:.*]] = arith.maximumf %[[X1]], %{{.*}} : f32 loc("vector4.cu":9:11)
-// CHECK:        %[[R2:.*]] = arith.maximumf %[[X2]], %{{.*}} : f32
-// CHECK:        %[[R3:.*]] = arith.maximumf %[[X3]], %{{.*}} : f32
+// CHECK:        %[[R0:.*]] = arith.maxnumf %[[X0]], %{{.*}} : f32 loc("vector4.cu":8:11)
+// CHECK:        %[[R1:.*]] = arith.maxnumf %[[X1]], %{{.*}} : f32 loc("vector4.cu":9:11)
+// CHECK:        %[[R2:.*]] = arith.maxnumf %[[X2]], %{{.*}} : f32
+// CHECK:        %[[R3:.*]] = arith.maxnumf %[[X3]], %{{.*}} : f32
 // CHECK:        memref.store %[[R0]], %y[%{{.*}}] : memref<?xf32> loc("vector4.cu":12:5)
 // CHECK:        memref.store %[[R1]], %y
 // CHECK:        memref.store %[[R2]], %y
