@@ -4,6 +4,7 @@
                     [--json FILE] [--device auto|cpu|cuda] [--seed N] [--no-run] [--no-static]
     lowercheck lower FILE[:ENTRY] --emit ir|access [--spec FILE.toml]
     lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE]
+    lowercheck bench SOURCE TARGET [--spec FILE.toml] [--gpu NAME]
     lowercheck codes [CODE]
 
 Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconclusive.
@@ -45,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
     d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
+    d.add_argument("--gpu", default="h100-sxm", help="the device of the cost model's roofline: h100-sxm, h200, "
+                                                    "a100-80gb, l4, tpu-v5e (default h100-sxm)")
 
     lo = sub.add_parser("lower", help="print a stage of the IR",
                         description="Print a file's kernel IR (--emit ir) or its access IR (--emit access).")
@@ -57,6 +60,16 @@ def _parser() -> argparse.ArgumentParser:
                        description="Parse MLIR text, run the named passes in order, print the result.")
     o.add_argument("file", help="an .mlir file, or - for standard input")
     o.add_argument("-p", "--passes", default="", help="comma-separated pass names")
+
+    be = sub.add_parser("bench", help="compare the two sides' performance",
+                        description="The static cost model of both sides (bytes, FLOPs, roofline floor on --gpu) "
+                                    "and, on a machine with a CUDA device, a timed comparison; without one, says so.")
+    be.add_argument("source", help="reference side: FILE or FILE:ENTRY")
+    be.add_argument("target", help="port under review: FILE or FILE:ENTRY")
+    be.add_argument("--spec", help="TOML file with [sizes] and [args.NAME]")
+    be.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...")
+    be.add_argument("--gpu", default="h100-sxm", help="the device of the roofline (default h100-sxm)")
+    be.add_argument("--json", metavar="FILE", help="also write the static report as JSON")
 
     b = sub.add_parser("corpus", help="run every case of a corpus and summarise detection",
                        description="Run every [[case]] of every expected.toml under DIR (N at a time, each in "
@@ -82,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     from lowercheck.errors import LowercheckError
 
     try:
-        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus}[args.command](args)
+        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
+                "bench": _bench}[args.command](args)
         _stop_workers()
         return code
     except LowercheckError as err:
@@ -148,12 +162,39 @@ def _diff(args) -> int:
         raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
     options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
                           static=not args.no_static and not baseline, device=args.device, timeout_s=args.timeout,
-                          baseline=args.baseline)
+                          baseline=args.baseline, gpu=args.gpu)
     report = diff(options)
     terminal.render(report)
     if args.json:
         json_report.write(report, args.json)
     return report.exit_code
+
+
+def _bench(args) -> int:
+    """The static comparison always; timings only where a CUDA device can run both sides natively.
+    Emulator and interpreter times are never presented as kernel performance."""
+    from rich.console import Console
+
+    from lowercheck.diff import DiffOptions, diff
+    from lowercheck.perf.device import open_cuda_device
+    from lowercheck.report import json_report
+
+    report = diff(DiffOptions(args.source, args.target, _spec(args), run=False, static=True, gpu=args.gpu))
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"static verdict of the pair: {report.verdict} (`lowercheck diff` for the findings)")
+    for line in report.cost.lines() if report.cost is not None else ["no cost model: the static checks had no "
+                                                                     "concrete relations"]:
+        console.print(line)
+    if open_cuda_device() is None:
+        console.print("no timing taken: this machine has no CUDA device (torch.cuda.is_available() is False). "
+                      "lowercheck's CPU runs (the SIMT emulator, the Triton and Pallas interpreters) say nothing "
+                      "about kernel speed, so none is shown; the static comparison above is what can be said here.")
+    else:
+        console.print("no timing taken: a CUDA device is present, but running both sides natively in one process "
+                      "is not implemented yet (the measurement loop is lowercheck/perf/harness.py).")
+    if args.json:
+        json_report.write(report, args.json)
+    return 0
 
 
 def _corpus(args) -> int:

@@ -21,6 +21,7 @@ from lowercheck import __version__, ir, symbolic
 from lowercheck.compare import dynamic, infer, inputs, numerics, probes, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
+from lowercheck.perf import cost, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding, Severity
@@ -53,6 +54,7 @@ class DiffOptions:
     timeout_s: float = 120.0
     memory_mb: int = 8192
     baseline: str | None = None  # "kernelbench": judge as a KernelBench-style harness does, for comparison
+    gpu: str = "h100-sxm"  # the target of the cost model's roofline (`lowercheck.perf.targets`)
 
 
 @dataclass
@@ -115,6 +117,7 @@ class Report:
     static_checks: list[static.CheckVerdict] = field(default_factory=list)
     traffic: dict[str, dict[str, Any]] = field(default_factory=dict)  # side -> buffer -> bytes
     traffic_sizes: dict[str, int] = field(default_factory=dict)
+    cost: Any = None  # perf.cost.CostComparison, when the static checks ran
 
     @property
     def verdict(self) -> str:
@@ -133,7 +136,8 @@ class Report:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
                 "verdict": self.verdict, "static": self.static_strength,
                 "static_checks": [c.to_json() for c in self.static_checks],
-                "traffic": {"sizes": self.traffic_sizes, **self.traffic}, "notes": self.notes,
+                "traffic": {"sizes": self.traffic_sizes, **self.traffic},
+                "cost": self.cost.to_json() if self.cost is not None else None, "notes": self.notes,
                 "findings": [f.to_json() for f in self.findings], "runs": [r.to_json() for r in self.runs]}
 
 
@@ -193,7 +197,7 @@ def diff(options: DiffOptions) -> Report:
         sweep = infer.default_sweep(size_names, tiles)
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
     if options.static:
-        _static(report, sides, correspondence, size_names, sweep)
+        _static(report, sides, correspondence, size_names, sweep, options.gpu)
     for name, future in usage.items():
         found, skipped = future.result()
         if skipped:
@@ -235,7 +239,7 @@ def _require_spec_for_untyped(path: str, entry: str, candidates: list[EntryCandi
 
 
 def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
-            size_names: list[str], sweep: list[dict[str, int]]) -> None:
+            size_names: list[str], sweep: list[dict[str, int]], options_gpu: str = "h100-sxm") -> None:
     """The static checks: once for all sizes, or per swept size when a side was captured per size."""
     def side(name: str, at: SideInfo) -> static.Side:
         return static.Side(name, at.accesses, _extents(at), at.roles)
@@ -263,6 +267,38 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         report.traffic_sizes = result.traffic_sizes
     report.static_strength = str(strength)
     report.static_checks = list(checks.values())
+    report.cost = _cost(sides, report.traffic, report.traffic_sizes, options_gpu)
+
+
+_PEAK_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp32"}
+
+
+def _cost(sides: dict[str, SideInfo], traffic: dict[str, dict[str, Any]], sizes: dict[str, int],
+          gpu: str) -> cost.CostComparison | None:
+    """Each side's static cost (bytes from the traffic estimate, FLOPs from its dataflow) and its
+    roofline floor on `gpu`, at the traffic estimate's sizes."""
+    if not traffic or not sizes:
+        return None
+    device = targets.get_target(gpu)
+    per_side = {}
+    dtype = "fp32"
+    for name, side in sides.items():
+        at = side.at(sizes) if side.per_size else side
+        outs = [p for p in at.params() if p.kind.data == "buffer" and p.role.data in ("out", "inout")]
+        ins = [p.pname for p in at.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
+        if outs:
+            dtype = _PEAK_DTYPE.get(dtype_name(outs[0]), "fp32") if name == "source" else dtype
+        try:
+            rel = build(at.accesses, sizes, list(sizes), _extents(at))
+        except Exception:  # noqa: BLE001 - no FLOP estimate for this side; bytes still count
+            rel = None
+        flops = 0
+        for out in outs:
+            elements = int(np.prod(_concrete_shape(out, sizes))) if out.shape.data else 0
+            k = numerics.reduction_length(rel, out.pname, ins) if rel is not None else None
+            flops += elements * (2 * k if k and k > 1 else 1)
+        per_side[name] = cost.side_cost(traffic.get(name, {}), flops, device, dtype)
+    return cost.CostComparison(device, gpu, dict(sizes), dtype, per_side)
 
 
 def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:

@@ -96,6 +96,9 @@ def render(report, console: Console | None = None) -> None:
         for check in report.static_checks:
             detail = f" ({check.detail})" if check.detail and check.status != report.static_strength else ""
             console.print(f"    {check.code} {check.title}: {check.status}{escape(detail)}", style="dim")
+    if getattr(report, "cost", None) is not None:
+        for line in report.cost.lines():
+            console.print(f"  {escape(line)}", style="dim")
     console.print()
     for finding in report.findings:
         console.print(render_finding(finding))
