@@ -31,9 +31,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m lowercheck.bench --out docs/bench.md
 
-# Every corpus case, and the KernelBench-style baseline beside it (resumes an interrupted run).
+# Every corpus case, and the KernelBench-style baseline beside it (resumes an interrupted run);
+# the command exits 1 while a seeded bug is missed: the report is written either way.
 detection: $(STAMP)
-	$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
+	-$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes
