@@ -452,13 +452,34 @@ def _reshape_dims(v: Value, new: Callable[[tuple], tuple]) -> Value:
         return replace(v, offset=replace(v.offset, dims=new(v.offset.dims)))
     if isinstance(v, Tile):
         return replace(v, dims=new(v.dims))
+    if isinstance(v, Opaque) and v.dims:  # a loaded tile keeps its lanes where its elements go
+        return replace(v, dims=new(v.dims))
     return v
+
+
+def renamed(sources: frozenset[str], mapping: dict[sympy.Symbol, sympy.Symbol]) -> frozenset[str]:
+    """Sources whose lanes are known by other names from here on (`r0@LANE3=LANE9`): an element at
+    a position of one tile is the element at the same position of another (see static.parse_source)."""
+    pairs = ",".join(f"{a.name}={b.name}" for a, b in sorted(mapping.items(), key=lambda kv: kv[0].name) if a != b)
+    if not pairs:
+        return sources
+    return frozenset(s if s == MOVED else f"{s}@{pairs}" for s in sources)
+
+
+def _lane_map(old: tuple, new: tuple) -> dict[sympy.Symbol, sympy.Symbol]:
+    """Position by position, the lane a tile had -> the lane its position has now."""
+    if len(old) != len(new):
+        return {}
+    return {a: b for a, b in zip(old, new, strict=True) if a is not None and b is not None and a != b}
 
 
 def _positioned(st: State, value: Value) -> Value:
     """Give every lane of a tile the variable of its (origin, dimension): `offs[:, None]` and
     `offs[None, :]` of one `arange` become two lanes, the same two wherever they occur."""
     tile_of = value.offset if isinstance(value, Pointer) else value
+    if isinstance(value, Opaque) and len(value.dims) >= 2:  # a loaded tile: its sources follow
+        dims = tuple(_position(st, lane, pos) if lane is not None else None for pos, lane in enumerate(value.dims))
+        return replace(value, dims=dims, sources=renamed(value.sources, _lane_map(value.dims, dims)))
     if not isinstance(tile_of, Tile) or len(tile_of.dims) < 2:
         return value
     subst, dims = {}, []
@@ -477,6 +498,17 @@ def _positioned(st: State, value: Value) -> Value:
     moved = Tile(tile_of.expr.xreplace(subst), tuple(dims), tile_of.sources,
                  frozenset(n.xreplace(subst) for n in tile_of.narrow))
     return replace(value, offset=moved) if isinstance(value, Pointer) else moved
+
+
+def _position(st: State, lane: sympy.Symbol, pos: int) -> sympy.Symbol:
+    """The lane of (the origin of) `lane` at dimension `pos`, created on first use."""
+    origin = st.origin.get(lane, lane)
+    key = (origin, pos)
+    if key not in st.positioned:
+        fresh = st.fresh_lane(*st.lane_ranges[lane])
+        st.origin[fresh] = origin
+        st.positioned[key] = fresh
+    return st.positioned[key]
 
 
 @rule("tt.expand_dims")
@@ -501,8 +533,12 @@ def _trans(op: Operation, st: State) -> None:
     order = prop(op, "order")
     perm = [int(x) for x in order.get_values()] if order is not None else None
     value = st.get(op.operands[0])
-    if isinstance(value, Opaque):  # data moves between lanes: the work-item map is not the identity
+    if isinstance(value, Opaque) and not value.dims:  # a value whose lanes are unknown
         st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED}, accum=value.accum)
+        return
+    if isinstance(value, Opaque):  # the elements move with their lanes: only the dims are permuted
+        st.values[op.results[0]] = _reshape_dims(
+            value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d)))
         return
     st.values[op.results[0]] = _positioned(st, _reshape_dims(
         value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
@@ -572,7 +608,10 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
                 domain += [sympy.Ge(lane, lo), sympy.Lt(lane, hi)]
         fastest = (_triton_fastest(exprs[0], lanes) if st.is_triton and lanes
                    else "LANE0" if not st.is_triton else "")
-        sources = sorted(sources_of(stored)) if stored is not None else []
+        stored_sources = sources_of(stored) if stored is not None else frozenset()
+        if isinstance(stored, Opaque):  # element (i, j) of the value goes to position (i, j)
+            stored_sources = renamed(stored_sources, _lane_map(stored.dims, tuple(dims)))
+        sources = sorted(stored_sources)
         st.access_dims[access_id] = tuple(dims)
         properties = {
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(ptr.space),
@@ -851,7 +890,10 @@ def _value_op(op: Operation, st: State) -> None:
             accum |= {"tf32"}
     for r in op.results:
         rank = len(shape_of(r))
-        dims = next((v.dims for v in operands if len(getattr(v, "dims", ())) == rank and rank), ())
+        dims = _merged_dims(operands, rank)
+        if dims and op.name != "tt.dot":  # combined position by position: one lane per position
+            srcs = frozenset().union(*(renamed(sources_of(v), _lane_map(getattr(v, "dims", ()), dims))
+                                       for v in operands))
         if op.name == "tt.dot":  # (m, k) x (k, n) -> (m, n): the k lanes are summed over
             a_dims, b_dims = (getattr(v, "dims", ()) for v in operands[:2])
             if len(a_dims) == 2 and len(b_dims) == 2:
@@ -861,6 +903,21 @@ def _value_op(op: Operation, st: State) -> None:
                     frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED and "/" not in s
                               else s for s in sources_of(operands[1])) | sources_of(*operands[2:])
         st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
+
+
+def _merged_dims(operands: Sequence[Value], rank: int) -> tuple:
+    """The result's lane per position: the first operand's that has one there."""
+    if not rank:
+        return ()
+    dims: list = [None] * rank
+    for v in operands:
+        v_dims = getattr(v, "dims", ())
+        if len(v_dims) != rank:
+            continue
+        for pos, lane in enumerate(v_dims):
+            if dims[pos] is None and lane is not None:
+                dims[pos] = lane
+    return tuple(dims) if any(d is not None for d in dims) else ()
 
 
 def _generic_value(op: Operation, st: State) -> None:
@@ -933,7 +990,8 @@ def _scf_for(op: Operation, st: State) -> None:
     # A loop's results are computed from everything its iterations read (a reduction's sum).
     for i, r in enumerate(op.results):
         last = [inits[i]] + ([yielded[i]] if i < len(yielded) else [])
-        st.values[r] = Opaque("loop result", sources_of(*last), accum=accum_of(*last))
+        st.values[r] = Opaque("loop result", sources_of(*last), _merged_dims(last[1:], len(shape_of(r))),
+                              accum_of(*last))
 
 
 def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | None]:

@@ -8,8 +8,11 @@ quasi-affine in the sizes, for each size of the sweep. The verdict's strength sa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+
+from typing import Any
 
 import islpy as isl
 import sympy
@@ -591,7 +594,7 @@ def accumulates(rel: Relations, buffer: str) -> set[str]:
         if acc.op.accumulation is not None:
             found |= {a.data for a in acc.op.accumulation.data}
         reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
-        for source in (s.data.split("/")[0] for s in acc.op.sources.data):
+        for source in (parse_source(s.data)[0] for s in acc.op.sources.data):
             read = reads.get(source)
             if read is not None and read.space != "global":
                 pending += [w for w in rel.of(read.buffer, "write", "atomic") if w.kernel == acc.kernel]
@@ -662,16 +665,11 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
     result = None
     reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
     for source in (s.data for s in acc.op.sources.data):
-        base, *reduced = source.split("/")  # `r3/LANE7`: read r3 for every value of LANE7
+        base, steps = parse_source(source)
         read = reads.get(base)
         if read is None:
             continue
-        relation = read.relation
-        for lane in reduced:
-            position = relation.find_dim_by_name(isl.dim_type.in_, lane)
-            if position >= 0:
-                relation = relation.project_out(isl.dim_type.in_, position, 1)
-        aligned = _align_domain(relation, acc.relation)
+        aligned = _align(read.relation, acc.relation, steps)
         if aligned is None:
             continue
         if read.buffer == inp:
@@ -692,21 +690,42 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
     return result
 
 
-def _align_domain(r: isl.Map, w: isl.Map) -> isl.Map | None:
-    """`r` over `w`'s work items: variables only the read has (a loop trip, a reduced lane) are
-    projected out (the item reads for all of them); variables only the write has are added free."""
-    names_w = [w.get_dim_name(isl.dim_type.in_, i) for i in range(w.dim(isl.dim_type.in_))]
-    for i in reversed(range(r.dim(isl.dim_type.in_))):
-        if r.get_dim_name(isl.dim_type.in_, i) not in names_w:
-            r = r.project_out(isl.dim_type.in_, i, 1)
-    names_r = [r.get_dim_name(isl.dim_type.in_, i) for i in range(r.dim(isl.dim_type.in_))]
-    if [n for n in names_w if n in names_r] != names_r:
-        return None  # both are in tag order; anything else is a bug worth not hiding behind a guess
-    for pos, name in enumerate(names_w):
-        if pos >= r.dim(isl.dim_type.in_) or r.get_dim_name(isl.dim_type.in_, pos) != name:
-            r = r.insert_dims(isl.dim_type.in_, pos, 1).set_dim_name(isl.dim_type.in_, pos, name)
-    return r.set_tuple_name(isl.dim_type.in_, w.get_tuple_name(isl.dim_type.in_))
+def parse_source(source: str) -> tuple[str, list[tuple[str, Any]]]:
+    """A write's source: a read id, then steps in order: `/LANE7` (reduced over LANE7: the read for
+    every value of it), `@LANE3=LANE9,LANE4=LANE8` (the read's lane LANE3 is the write's LANE9: the
+    value moved position, as through `tl.trans`, or two tiles were combined position by position)."""
+    parts = re.split(r"([/@])", source)
+    base, steps = parts[0], []
+    for kind, text in zip(parts[1::2], parts[2::2], strict=True):
+        if kind == "/":
+            steps.append(("reduce", text))
+        else:
+            steps.append(("rename", dict(pair.split("=", 1) for pair in text.split(",") if pair)))
+    return base, steps
 
+
+def _align(r: isl.Map, w: isl.Map, steps: list[tuple[str, Any]]) -> isl.Map | None:
+    """`r` (a read) over `w`'s work items: after the source's steps (reductions project a lane out,
+    renames say which write lane a read lane is), each read variable equal to the write variable of
+    the same name; read variables the write lacks (a loop trip, a reduced lane) range freely: the
+    item reads for all of them."""
+    names = [r.get_dim_name(isl.dim_type.in_, i) for i in range(r.dim(isl.dim_type.in_))]
+    current = list(names)
+    for kind, arg in steps:
+        if kind == "reduce":
+            current = [None if c == arg else c for c in current]
+        else:
+            current = [arg.get(c, c) if c is not None else None for c in current]
+    names_w = [w.get_dim_name(isl.dim_type.in_, i) for i in range(w.dim(isl.dim_type.in_))]
+    params = [r.get_dim_name(isl.dim_type.param, i) for i in range(r.dim(isl.dim_type.param))]
+    w_params = [w.get_dim_name(isl.dim_type.param, i) for i in range(w.dim(isl.dim_type.param))]
+    if params != w_params:
+        return None
+    equal = [f"r_{i} = {c}" for i, c in enumerate(current) if c is not None and c in names_w]
+    text = (f"[{', '.join(params)}] -> {{ {w.get_tuple_name(isl.dim_type.in_)}[{', '.join(names_w)}] -> "
+            f"{r.get_tuple_name(isl.dim_type.in_)}[{', '.join(f'r_{i}' for i in range(len(names)))}]"
+            + (f" : {' and '.join(equal)}" if equal else "") + " }")
+    return isl.Map(text).apply_range(r)
 
 def _geometry(source: Side, target: Side) -> list[Finding]:
     s, t = geometry_text(source.module), geometry_text(target.module)
