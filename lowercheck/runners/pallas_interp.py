@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import importlib.util
 import inspect
 import os
 import sys
 import time
-import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +31,7 @@ import numpy as np
 
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.poison import fill
+from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
 
 def run(request: RunRequest) -> RunResult:
@@ -47,14 +45,10 @@ def run(request: RunRequest) -> RunResult:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     try:
         _run(request, result)
-    except _UserFailure as failure:
+    except UserFailure as failure:
         result.error, result.error_kind = str(failure), "user"
     result.wall_s = time.monotonic() - start
     return result
-
-
-class _UserFailure(Exception):
-    pass
 
 
 def _run(request: RunRequest, result: RunResult) -> None:
@@ -74,16 +68,16 @@ def _run(request: RunRequest, result: RunResult) -> None:
         else:
             values[name] = value
     with _interpreted(), _poisoned_outputs():
-        module = _import(request.path)
+        module = import_user_file(request.path, first_line=True)
         entry = getattr(module, request.entry, None)
         if entry is None:
-            raise _UserFailure(f"{request.path}: no function `{request.entry}`")
+            raise UserFailure(f"{request.path}: no function `{request.entry}`")
         params = inspect.signature(entry).parameters
         try:
             returned = entry(**{k: v for k, v in values.items() if k in params})
             returned = jax.block_until_ready(returned)
         except Exception as err:  # noqa: BLE001 - the user's code failed: report where
-            raise _UserFailure(_describe(err, request.path)) from None
+            raise UserFailure(describe(err, request.path, first_line=True)) from None
     for name, array in arrays.items():
         result.outputs[name] = array.copy()
     for index, value in enumerate(_flatten(returned)):
@@ -137,29 +131,3 @@ def _flatten(value: Any) -> list[Any]:
         return [x for v in value.values() for x in _flatten(v)]
     return [] if value is None else [value]
 
-
-def _import(path: str):
-    file = os.path.realpath(path)
-    name = "lowercheck_run_" + hashlib.sha1(file.encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise _UserFailure(f"{path}: cannot import")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:  # noqa: BLE001 - the user's import failed
-        raise _UserFailure(_describe(err, path)) from None
-    return module
-
-
-def _describe(err: BaseException, path: str) -> str:
-    """`file:line: Type: message` at the innermost frame in the user's file."""
-    real = os.path.realpath(path)
-    where = path
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if os.path.realpath(frame.filename) == real:
-            where = f"{path}:{frame.lineno}"
-            break
-    message = (str(err).strip().splitlines() or [""])[0]
-    return f"{where}: {type(err).__name__}: {message}"

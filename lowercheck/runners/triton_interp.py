@@ -18,13 +18,10 @@ tensors (`return0`, ...). Two instruments make bugs visible instead of silent:
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
 import inspect
 import os
 import sys
 import time
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +30,7 @@ import numpy as np
 
 from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
+from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
 MAX_EVENTS = 256  # out-of-bounds events kept per run (one per access op and program at most)
 
@@ -46,14 +44,10 @@ def run(request: RunRequest) -> RunResult:
         return result
     try:
         _run(request, result)
-    except _UserFailure as failure:
+    except UserFailure as failure:
         result.error, result.error_kind = str(failure), "user"
     result.wall_s = time.monotonic() - start
     return result
-
-
-class _UserFailure(Exception):
-    pass
 
 
 def _interpreter_ready(request: RunRequest) -> str | None:
@@ -91,10 +85,10 @@ def _run(request: RunRequest, result: RunResult) -> None:
         else:
             values[name] = value
 
-    module = _import(request.path)
+    module = import_user_file(request.path)
     entry = getattr(module, request.entry, None)
     if entry is None:
-        raise _UserFailure(f"{request.path}: no function `{request.entry}`")
+        raise UserFailure(f"{request.path}: no function `{request.entry}`")
     params = inspect.signature(entry).parameters
     kwargs = {k: v for k, v in values.items() if k in params}
 
@@ -103,7 +97,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
         try:
             returned = entry(**kwargs)
         except Exception as err:  # noqa: BLE001 - the user's code failed: report where
-            raise _UserFailure(_describe(err, request.path)) from None
+            raise UserFailure(describe(err, request.path)) from None
 
     returned_tensors = [t for t in _flatten(returned) if isinstance(t, torch.Tensor)]
     names = {_storage(t): name for name, t in tensors.items()}
@@ -334,29 +328,3 @@ def _flatten(value: Any) -> list[Any]:
         return [x for v in value for x in _flatten(v)]
     return [] if value is None else [value]
 
-
-def _import(path: str):
-    file = os.path.realpath(path)
-    name = "lowercheck_run_" + hashlib.sha1(file.encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise _UserFailure(f"{path}: cannot import")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:  # noqa: BLE001 - the user's import failed
-        raise _UserFailure(_describe(err, path)) from None
-    return module
-
-
-def _describe(err: BaseException, path: str) -> str:
-    """`file:line: Type: message` at the innermost frame in the user's file."""
-    real = os.path.realpath(path)
-    where = path
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if os.path.realpath(frame.filename) == real:
-            where = f"{path}:{frame.lineno}"
-            break
-    cause = err.__cause__ if type(err).__name__ == "InterpreterError" and err.__cause__ else err
-    return f"{where}: {type(cause).__name__}: {cause}"
