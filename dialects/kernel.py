@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr
 from xdsl.ir import Attribute, Dialect, TypeAttribute
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -61,6 +61,20 @@ class EntryOp(IRDLOperation):
     @property
     def launches(self) -> list[LaunchOp]:
         return [op for op in self.body.ops if isinstance(op, LaunchOp)]
+
+    @property
+    def operators(self) -> list[AtenOp]:
+        """A PyTorch reference's operator graph, in order (empty for a kernel)."""
+        return [op for op in self.body.ops if isinstance(op, AtenOp)]
+
+    @property
+    def example_sizes(self) -> dict[str, int]:
+        return next((op.sizes for op in self.body.ops if isinstance(op, ExampleOp)), {})
+
+    @property
+    def scheduled(self) -> bool:
+        """Whether the entry says who computes what (kernels with launches), unlike a reference."""
+        return self.language.data != "torch"
 
     def param(self, name: str) -> ParamOp | None:
         return next((p for p in self.params if p.pname == name), None)
@@ -136,4 +150,61 @@ class LaunchOp(IRDLOperation):
         return strings(self.args)
 
 
-Kernel = Dialect("kernel", [EntryOp, ParamOp, LaunchOp], [])
+@irdl_op_definition
+class AtenOp(IRDLOperation):
+    """One operator of a PyTorch reference (no schedule, only dataflow): the ATen operator `target`
+    applied to `args` (values or entry parameters by name, constants as text) gives `result`,
+    of `shape` (expressions over the sizes) and `element_type`.
+
+    ```mlir
+    kernel.aten {target = "aten.softmax.int", result = "softmax", args = ["x", "-1"],
+                 shape = ["x_size0", "x_size1"], element_type = f32}
+    ```
+    """
+
+    name = "kernel.aten"
+    target = prop_def(StringAttr)
+    result = prop_def(StringAttr)
+    args = prop_def(ArrayAttr[StringAttr])
+    shape = prop_def(ArrayAttr[StringAttr])
+    element_type = prop_def(TypeAttribute)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, target: str, result: str, args, shape, element_type: Attribute):
+        from lowercheck.dialects._expr import expr_array
+
+        super().__init__(properties={"target": StringAttr(target), "result": StringAttr(result),
+                                     "args": ArrayAttr([StringAttr(a) for a in args]),
+                                     "shape": expr_array(shape), "element_type": element_type})
+
+    def verify_(self) -> None:
+        verify_exprs(self.name, "shape", self.shape.data)
+
+
+@irdl_op_definition
+class ExampleOp(IRDLOperation):
+    """The sizes an entry's own example inputs have (a KernelBench `get_inputs()`): the sweep
+    includes them when they are small enough to run here.
+
+    ```mlir
+    kernel.example {names = ["x_size0", "x_size1"], values = [16 : i64, 16384 : i64]}
+    ```
+    """
+
+    name = "kernel.example"
+    names = prop_def(ArrayAttr[StringAttr])
+    values = prop_def(ArrayAttr[IntegerAttr])
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, sizes: dict[str, int]):
+        super().__init__(properties={"names": ArrayAttr([StringAttr(k) for k in sizes]),
+                                     "values": ArrayAttr([IntegerAttr(int(v), 64) for v in sizes.values()])})
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return {k.data: v.value.data for k, v in zip(self.names.data, self.values.data, strict=True)}
+
+
+Kernel = Dialect("kernel", [EntryOp, ParamOp, LaunchOp, AtenOp, ExampleOp], [])

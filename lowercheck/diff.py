@@ -18,10 +18,10 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from lowercheck import __version__, ir, symbolic
-from lowercheck.compare import dynamic, infer, inputs, numerics, probes, resources, static
+from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
-from lowercheck.perf import cost, targets
+from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding, Severity
@@ -55,6 +55,7 @@ class DiffOptions:
     memory_mb: int = 8192
     baseline: str | None = None  # "kernelbench": judge as a KernelBench-style harness does, for comparison
     gpu: str = "h100-sxm"  # the target of the cost model's roofline (`lowercheck.perf.targets`)
+    platforms: tuple[str, ...] = ()  # migration targets of a Pallas side (`--platform`); () checks `gpu`
 
 
 @dataclass
@@ -99,6 +100,7 @@ class SideInfo:
         return {
             "path": self.path, "entry": self.entry, "language": self.language,
             "geometry": static.geometry_text(self.module),
+            "operators": [op.target.data for op in self.entry_op.operators],  # a PyTorch reference's graph
             "resources": self.resources,
             "params": [{"name": p.pname, "kind": p.kind.data, "role": self.roles.get(p.pname, p.role.data),
                         "dtype": str(p.element_type), "shape": [s.data for s in p.shape.data]}
@@ -156,9 +158,9 @@ def diff(options: DiffOptions) -> Report:
     entries = {"source": src_entry, "target": tgt_entry}
     notes: list[str] = []
     spec = options.spec
-    # Typed sides (CUDA) lower first: their signatures tell the other side what to pass. Meanwhile
-    # the other side's worker process imports torch and Triton.
-    first, second = sorted(paths, key=lambda s: languages[s] not in TYPED_LANGUAGES)
+    # Typed sides lower first: their signatures tell the other side what to pass. Meanwhile the
+    # other side's worker process imports torch and Triton.
+    first, second = _lowering_order(paths, languages)
     candidates = {first: frontend_for(paths[first]).entries(paths[first])}
     if entries[first] is None and len(candidates[first]) > 1 and entries[second] is None:
         candidates[second] = frontend_for(paths[second]).entries(paths[second])
@@ -166,7 +168,7 @@ def diff(options: DiffOptions) -> Report:
                                    candidates.get(second, ()))
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
-    if languages[first] not in TYPED_LANGUAGES:
+    if not _typed(languages[first], paths[first]):
         _require_spec_for_untyped(paths[first], entries[first], candidates[first], binding)
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
     size_names = list(spec.sizes) or _size_names(sides[first])
@@ -196,6 +198,7 @@ def diff(options: DiffOptions) -> Report:
                                   sides["source"].module, sides["target"].module])
         sweep = infer.default_sweep(size_names, tiles)
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
+        sweep = _with_example_sizes(sweep, sides, size_names, notes)
     if options.static:
         _static(report, sides, correspondence, size_names, sweep, options.gpu)
     for name, future in usage.items():
@@ -206,10 +209,63 @@ def diff(options: DiffOptions) -> Report:
         report.findings += [replace(f, evidence=f.evidence or str(Evidence.MEASURED))
                             for f in resources.check(name, sides[name].module, sweep, found)]
     pool.shutdown()
+    if report.cost is not None:  # occupancy needs ptxas's registers, known only now
+        report.cost = _occupancy(report.cost, sides)
+    _migration(report, sides, options, sweep)
     if options.run:
         _differential(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
+
+
+EXAMPLE_ELEMENTS = 1 << 16  # the largest buffer a run at a side's own example sizes may have
+
+
+def _with_example_sizes(sweep: list[dict[str, int]], sides: dict[str, SideInfo], size_names: list[str],
+                        notes: list[str]) -> list[dict[str, int]]:
+    """The sweep plus the sizes a side's own example inputs have (a KernelBench `get_inputs()`),
+    when every buffer there has at most EXAMPLE_ELEMENTS elements (the runs here are emulated)."""
+    for info in sides.values():
+        example = info.entry_op.example_sizes
+        if not example or set(example) != set(size_names):
+            continue
+        sizes = {name: example[name] for name in size_names}
+        if sizes in sweep:
+            continue
+        largest = max((int(np.prod(_concrete_shape(p, sizes))) for p in info.params() if p.kind.data == "buffer"),
+                      default=0)
+        if largest <= EXAMPLE_ELEMENTS:
+            notes.append(f"also the sizes of {info.path}'s example inputs: {_fmt_sizes(sizes)}")
+            return [*sweep, sizes]
+        notes.append(f"the sizes of {info.path}'s example inputs ({_fmt_sizes(sizes)}: {largest} elements in one "
+                     f"buffer) are too large to run on the CPU here; the sweep covers the tile boundaries instead")
+    return sweep
+
+
+def _typed(language: str, path: str) -> bool:
+    """Whether a side says its own parameters: a CUDA signature, or a PyTorch reference with
+    example inputs (`get_inputs()`)."""
+    if language == "torch":
+        from lowercheck.frontends.torch.source import has_example_inputs
+
+        return has_example_inputs(path)
+    return language in TYPED_LANGUAGES
+
+
+def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[str, str]:
+    """Which side lowers first and names the sizes: a typed side before an untyped one; of two
+    typed sides, a PyTorch reference before a KernelBench `load_inline` file (whose sizes are only
+    its tensors' dimensions: the reference's export ties them together) and a CUDA file with size
+    parameters before a reference; otherwise the source."""
+    typed = {side: _typed(languages[side], path) for side, path in paths.items()}
+    def rank(side: str) -> float:
+        if not typed[side]:
+            return 2
+        if languages[side] == "torch":
+            return 1
+        return 0 if paths[side].endswith((".cu", ".cuh")) else 1.5
+    first, second = sorted(paths, key=rank)
+    return first, second
 
 
 def _size_names(side: SideInfo) -> list[str]:
@@ -288,6 +344,10 @@ def _cost(sides: dict[str, SideInfo], traffic: dict[str, dict[str, Any]], sizes:
         ins = [p.pname for p in at.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
         if outs:
             dtype = _PEAK_DTYPE.get(dtype_name(outs[0]), "fp32") if name == "source" else dtype
+        if not at.entry_op.scheduled:  # a PyTorch reference: its operator graph's FLOPs, ideal bytes
+            flops, ideal = operators.reference_cost(at.entry_op, sizes)
+            per_side[name] = cost.side_cost(ideal, flops, device, dtype)
+            continue
         try:
             rel = build(at.accesses, sizes, list(sizes), _extents(at))
         except Exception:  # noqa: BLE001 - no FLOP estimate for this side; bytes still count
@@ -299,6 +359,20 @@ def _cost(sides: dict[str, SideInfo], traffic: dict[str, dict[str, Any]], sizes:
             flops += elements * (2 * k if k and k > 1 else 1)
         per_side[name] = cost.side_cost(traffic.get(name, {}), flops, device, dtype)
     return cost.CostComparison(device, gpu, dict(sizes), dtype, per_side)
+
+
+def _occupancy(comparison: cost.CostComparison, sides: dict[str, SideInfo]) -> cost.CostComparison:
+    """`comparison` with each launch's occupancy on its target (`perf/occupancy.py`), at its sizes."""
+    if comparison.target.sm is None:
+        why = f"not applicable: {comparison.target.name} has no CUDA SMs"
+        return comparison.with_occupancy({}, {name: why for name in sides})
+    found, notes = {}, {}
+    for name, side in sides.items():
+        at = side.at(comparison.sizes) if side.per_size else side
+        found[name], note = occupancy.side_occupancy(at.module, comparison.sizes, side.resources, comparison.target.sm)
+        if note:
+            notes[name] = note
+    return comparison.with_occupancy(found, notes)
 
 
 def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
@@ -475,6 +549,9 @@ def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> list[
 
 
 PROBE_ELEMENTS = 1100
+# Sources that can run in float64 (RunRequest option `shadow_f64`): the oracle.
+ORACLES = {"cuda": "the source in float64 (the emulator's shadow mode)",
+           "torch": "the reference in float64 (eager PyTorch, float64 inputs and weights)"}
 BASELINE_CODES = ("LC301", "LC302", "LC902")
 
 
@@ -497,8 +574,8 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     batches = {name: [_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
                       for plan, run in zip(plans, runs)] for name in ("source", "target")}
     oracle_kind = None
-    if source.language == "cuda" and not baseline:
-        oracle_kind = "the source in float64 (the emulator's shadow mode)"
+    if source.language in ORACLES and not baseline:
+        oracle_kind = ORACLES[source.language]
         batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in batches["source"]]
     # Determinism: the probe run again with other block and atomic orders (LC304).
     again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
@@ -571,14 +648,18 @@ def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: 
     source, target = sides["source"], sides["target"]
     src_params = {p.pname: p for p in source.params()}
     inputs_of = [p.pname for p in source.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
+    target_inputs = [t for t, role in target.roles.items() if role in ("in", "inout")]
     math = {name: numerics.math_functions(sides[name].at(runs[0].sizes).module) for name in ("source", "target")}
     tiles = tuple(infer.tile_sizes([source.accesses, target.accesses]))
     per_sizes: dict[tuple, tuple] = {}
     out: list[list[dynamic.OutputPair]] = []
     for index, run in enumerate(runs):
         key = tuple(sorted(run.sizes.items()))
-        if key not in per_sizes:
+        if key not in per_sizes and source.entry_op.scheduled:
             per_sizes[key] = _reduction_facts(source.at(run.sizes), [s for s, _ in outputs], inputs_of, run.sizes)
+        elif key not in per_sizes:  # a PyTorch reference: K from the kernel's dependences; it sums in >= f32
+            lengths, _ = _reduction_facts(target.at(run.sizes), [t for _, t in outputs], target_inputs, run.sizes)
+            per_sizes[key] = ({s: lengths[t] for s, t in outputs if t in lengths}, {})
         lengths, accumulations = per_sizes[key]
         magnitude = _input_magnitude(plans[index])
         pairs = []
@@ -712,9 +793,10 @@ def is_argument(side: SideInfo, param: ParamOp) -> bool:
 
 def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: Mapping[str, int]) -> RunRequest:
     env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
+    params = [p.pname for p in side.params() if is_argument(side, p)]  # the call order
     return RunRequest(language=side.language, path=side.path, entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
-                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes)})
+                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params})
 
 
 def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:
@@ -732,4 +814,42 @@ def _fresh(param: ParamOp, shape: tuple[int, ...], kind: str, seed: int) -> np.n
     """A buffer's values for one run: `kind` (`lowercheck.compare.inputs`), drawn from the run's
     seed and the parameter's name, so `--seed` reproduces every input."""
     return inputs.generate(kind, shape, dtype_name(param), seed, key=param.pname)
+
+
+# ---------------------------------------------------------------------------------------------
+# Migration checks (a Pallas side on its target platforms: lowercheck/compare/migration.py)
+
+
+def _migration(report: Report, sides: dict[str, SideInfo], options: DiffOptions,
+               sweep: Sequence[Mapping[str, int]]) -> None:
+    """Would each Pallas side lower, and fit, on `--platform` (default: `--gpu`)? Its worker lowers
+    it with jax.export at every swept size; the findings are LC103/LC102 at the BlockSpec."""
+    from lowercheck.compare import migration
+
+    if options.baseline or not (options.static or options.platforms):
+        return
+    chosen = migration.platforms(options.platforms, options.gpu)
+    for name, side in sides.items():
+        frontend = frontend_for(side.path) if side.language == "pallas" else None
+        if not hasattr(frontend, "migrate"):
+            continue
+        args = {}  # the binding the side was lowered with, read back from its parameters
+        for p in side.params():
+            if p.kind.data == "buffer" and is_argument(side, p):
+                args[p.pname] = TensorArg(tuple(s.data for s in p.shape.data), dtype_name(p))
+            elif p.role.data == "size":
+                args[p.pname] = SizeArg(p.pname)
+            elif p.kind.data == "scalar":
+                args[p.pname] = ScalarArg(dtype_name(p), 1.5 if dtype_name(p).startswith("float") else 3)
+        try:
+            facts = frontend.migrate(side.path, side.entry, Binding(args=args),
+                                     [dict(s) for s in sweep], [p.for_worker() for p in chosen])
+        except UserError as err:  # the worker timed out or crashed: the other checks still stand
+            report.notes.append(f"migration: {side.path} not checked for {', '.join(p.name for p in chosen)}: "
+                                f"{err.message}")
+            continue
+        result = migration.judge(name, facts, chosen)
+        report.findings += result.findings
+        report.notes += result.notes
+        report.static_checks += result.checks
 

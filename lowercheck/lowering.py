@@ -152,7 +152,8 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     candidates = frontend.entries(path)
     entry = resolve_entry(path, entry, candidates)
     binding = spec_binding(spec)
-    if language != "cuda":
+    typed = language == "cuda" or (language == "torch" and _has_example_inputs(path))
+    if not typed:
         cand = next(c for c in candidates if c.name == entry)
         kinds = _parameter_kinds(path, entry)
         shapes = _unpacked_shapes(path, entry)
@@ -184,6 +185,12 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         module = frontend.lower(path, entry, Binding(binding.args, sizes))
     return extract_accesses(module) if emit == "access" else module
+
+
+def _has_example_inputs(path: str) -> bool:
+    from lowercheck.frontends.torch.source import has_example_inputs
+
+    return has_example_inputs(path)
 
 
 def relations_text(module: ModuleOp) -> str:

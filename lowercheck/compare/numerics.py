@@ -22,9 +22,28 @@ _MATH_PREFIXES = ("math.",)
 _NAMED = ("tt.precise_sqrt", "tt.precise_divf")
 
 
+# The math functions a PyTorch operator computes with (`kernel.aten` targets, by base name); torch's
+# CPU kernels use SLEEF's 1-ulp variants, so the CUDA table's bounds are an upper bound for them.
+ATEN_MATH: dict[str, tuple[str, ...]] = {
+    "exp": ("exp",), "exp2": ("exp2",), "expm1": ("expm1",), "log": ("log",), "log1p": ("log1p",),
+    "log2": ("log2",), "sqrt": ("sqrt",), "rsqrt": ("rsqrt",), "pow": ("pow",), "div": ("div",),
+    "sin": ("sin",), "cos": ("cos",), "tan": ("tan",), "tanh": ("tanh",), "erf": ("erf",),
+    "sigmoid": ("exp", "div"), "silu": ("exp", "div"), "gelu": ("erf", "tanh"), "softplus": ("exp", "log1p"),
+    "softmax": ("exp", "div"), "_softmax": ("exp", "div"), "log_softmax": ("exp", "log"),
+    "_log_softmax": ("exp", "log"), "logsumexp": ("exp", "log"), "cross_entropy_loss": ("exp", "log"),
+    "nll_loss": (), "layer_norm": ("rsqrt", "div"), "native_layer_norm": ("rsqrt", "div"),
+    "rms_norm": ("rsqrt", "div"), "_fused_rms_norm": ("rsqrt", "div"), "mean": ("div",), "var": ("div",),
+    "scaled_dot_product_attention": ("exp", "div"), "_scaled_dot_product_flash_attention_for_cpu": ("exp", "div"),
+}
+
+
 def math_functions(module: ModuleOp) -> frozenset[str]:
     found = set()
     for op in module.walk():
+        if op.name == "kernel.aten":  # a PyTorch reference's operator: its functions by name
+            parts = op.properties["target"].data.split(".")
+            found.update(ATEN_MATH.get(parts[1] if len(parts) > 1 else parts[0], ()))
+            continue
         if op.name.startswith(_MATH_PREFIXES) and op.name != "math.fma":
             found.add(op.name)
         elif op.name in _NAMED:

@@ -54,6 +54,11 @@ class Side:
     def entry(self) -> EntryOp:
         return next(op for op in self.module.ops if isinstance(op, EntryOp))
 
+    @property
+    def scheduled(self) -> bool:
+        """False for a PyTorch reference: it has no accesses to check or compare."""
+        return self.entry.scheduled
+
 
 @dataclass
 class StaticResult:
@@ -89,12 +94,19 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         per_binding = [[(build(s.module, b, size_names, s.extents), s) for s in (source, target)]
                        for b in sweep]
     seen: set[tuple] = set()
+    reference = next((s for s in (source, target) if not s.scheduled), None)
+    if reference is not None:
+        result.notes.append(f"the {reference.name} is a PyTorch reference, without a schedule: the kernel's "
+                            "accesses are checked on their own (bounds, coverage, exactly-once, index ranges); "
+                            "dependences and traffic are not compared")
     for rels in per_binding:
         findings: list[Finding] = []
         for rel, side in rels:
-            findings += _check_side(rel, side)
+            if side.scheduled:
+                findings += _check_side(rel, side)
         notes: list[str] = []
-        findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes)
+        if reference is None:
+            findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes)
         result.notes += [n for n in notes if n not in result.notes]
         for f in findings:
             key = (f.code, f.side, f.buffer, f.location, f.message if f.code == "LC901" else None)
@@ -114,14 +126,16 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                 if key not in seen:
                     seen.add(key)
                     result.findings.append(f)
-    result.findings += _accumulation_types(concrete[0][0][0], concrete[0][1][0], correspondence, target)
+    result.findings += _accumulation_types(concrete[0][0][0], concrete[0][1][0], correspondence, target,
+                                           reference=source if not source.scheduled else None)
     at = dict(sweep[0]) if swept and sweep else nominal_sizes(size_names)
     found, result.traffic = traffic(source, target, correspondence, size_names, at)
     result.traffic_sizes = at
     result.findings += found
     result.findings = [_with_evidence(f) for f in result.findings]
     result.checks = _check_verdicts(result)
-    result.findings += _geometry(source, target)
+    if reference is None:
+        result.findings += _geometry(source, target)
     return result
 
 
@@ -152,10 +166,15 @@ def _with_evidence(f: Finding) -> Finding:
 def _check_verdicts(result: StaticResult) -> list[CheckVerdict]:
     unmodelled = [f for f in result.findings if f.code == "LC901"]
     verdicts = []
+    reference = next((n for n in result.notes if "PyTorch reference, without a schedule" in n), None)
     for code in CHECKS:
         found = [f for f in result.findings if f.code == code]
         title = CODES[code].title
-        if found:
+        if reference is not None and code in ("LC204", "LC205", "LC206"):
+            verdicts.append(CheckVerdict(code, title, "not compared", "a PyTorch reference has no accesses to "
+                                         "compare with: " + ("the kernel's traffic is in the cost model"
+                                                             if code != "LC204" else "the runs compare values")))
+        elif found:
             verdicts.append(CheckVerdict(code, title, str(Evidence.REFUTED), f"{len(found)} finding(s)"))
         elif code in _ESTIMATES:
             where = ", ".join(f"{k}={v}" for k, v in result.traffic_sizes.items())
@@ -602,13 +621,20 @@ def accumulates(rel: Relations, buffer: str) -> set[str]:
 
 
 def _accumulation_types(src: Relations, tgt: Relations, correspondence: Mapping[str, str],
-                        target: Side) -> list[Finding]:
-    """LC305: the target sums an output in a narrower float type than the source does."""
+                        target: Side, reference: Side | None = None) -> list[Finding]:
+    """LC305: the target sums an output in a narrower float type than the source does. A PyTorch
+    reference sums in its output's type, and never in less than f32 (torch accumulates fp16 and
+    bf16 reductions in float)."""
     findings = []
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
-        s_types = {t for t in accumulates(src, s_out) if t in _PRECISION}
+        if reference is not None:
+            param = reference.entry.param(s_out)
+            own = str(param.element_type) if param is not None else "f32"
+            s_types = {own if _PRECISION.get(own, 0) > _PRECISION["f32"] else "f32"}
+        else:
+            s_types = {t for t in accumulates(src, s_out) if t in _PRECISION}
         t_types = {t for t in accumulates(tgt, t_out) if t in _PRECISION}
         if not s_types or not t_types:
             continue
@@ -675,6 +701,8 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
         if read.buffer == inp:
             part = aligned
         elif read.space != "global":  # through a shared/local buffer: who wrote what was read
+            if not _feeds(rel, read.buffer, acc.kernel, inp):
+                continue  # nothing stored there comes from `inp`: its cycles do not matter here
             part = None
             for writer in rel.of(read.buffer, "write", "atomic"):
                 if writer.kernel != acc.kernel:
@@ -688,6 +716,28 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
         if part is not None:
             result = part if result is None else result.union(part)
     return result
+
+
+def _feeds(rel: Relations, buffer: str, kernel: int, inp: str) -> bool:
+    """Whether any value stored into the shared/local `buffer` (in `kernel`) is computed, through any
+    chain of shared/local buffers, from a read of `inp`; cycles (a tree reduction) are followed once."""
+    reads = {r.id: r for r in rel.accesses if r.kernel == kernel and r.kind in ("read", "atomic")}
+    seen, todo = {buffer}, [buffer]
+    while todo:
+        current = todo.pop()
+        for writer in rel.of(current, "write", "atomic"):
+            if writer.kernel != kernel:
+                continue
+            for source in (s.data for s in writer.op.sources.data):
+                read = reads.get(parse_source(source)[0])
+                if read is None:
+                    continue
+                if read.buffer == inp:
+                    return True
+                if read.space != "global" and read.buffer not in seen:
+                    seen.add(read.buffer)
+                    todo.append(read.buffer)
+    return False
 
 
 def parse_source(source: str) -> tuple[str, list[tuple[str, Any]]]:

@@ -19,8 +19,9 @@ _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
     ("cuda", re.compile(r"\bload_inline\s*\((?=[\s\S]*\bcuda_sources\b)")),
     ("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),
     ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
+    # a PyTorch reference: a KernelBench problem (class Model) or a function on tensors
+    ("torch", re.compile(r"^\s*(import torch|from torch)", re.M)),
 )
-_PLANNED = (("torch", re.compile(r"^\s*(import torch|from torch)", re.M)),)
 
 
 def language_of(path: str) -> str:
@@ -37,18 +38,16 @@ def language_of(path: str) -> str:
         for language, pattern in _PYTHON_KINDS:
             if pattern.search(text):
                 return language
-        for language, pattern in _PLANNED:
-            if pattern.search(text):
-                raise UserError(f"{language} sources are not supported yet", SourceLocation(path, 1),
-                                hint="lowercheck reads CUDA (.cu) and Triton (.py) today")
-        raise UserError("this Python file launches no kernel lowercheck knows (no `import triton`)",
-                        SourceLocation(path, 1), hint="a Triton port imports triton and defines @triton.jit kernels")
+        raise UserError("this Python file is no kernel or reference lowercheck knows (it imports none of "
+                        "triton, jax's pallas, torch)", SourceLocation(path, 1),
+                        hint="a Triton port imports triton, a Pallas port calls pl.pallas_call, a PyTorch "
+                             "reference imports torch and defines class Model or a function")
     raise UserError(f"unknown file type `{suffix or '(none)'}`: {path}",
-                    hint="lowercheck reads CUDA (.cu, .cuh) and Triton (.py) files")
+                    hint="lowercheck reads CUDA (.cu, .cuh) and Python (.py: Triton, Pallas, PyTorch) files")
 
 
 # Front ends that import and run the user's code do it in a worker process (see isolated.py).
-RUNS_USER_CODE = ("triton", "pallas")
+RUNS_USER_CODE = ("triton", "pallas", "torch")
 _WORKERS: dict[str, object] = {}
 
 

@@ -17,7 +17,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lowercheck.errors import SourceLocation
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+from xdsl.ir import Attribute
+
+from lowercheck.errors import SourceLocation, Unsupported
+
+# Element types of tensors, by torch-style dtype name (the names bindings and specs use).
+ELEMENT_TYPES: dict[str, Attribute] = {
+    "float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
+    "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
+    "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
+    "bool": IntegerType(1),
+}
+
+
+def element_type(dtype: str, where: SourceLocation | None = None) -> Attribute:
+    if dtype not in ELEMENT_TYPES:
+        raise Unsupported(f"tensors of `{dtype}` are not supported yet", where)
+    return ELEMENT_TYPES[dtype]
 
 
 @dataclass(frozen=True)

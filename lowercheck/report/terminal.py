@@ -88,7 +88,10 @@ def render(report, console: Console | None = None) -> None:
                            for p in info["params"])
         console.print(f"[bold]{name}[/bold] {escape(info['path'])}:{info['entry']} ({info['language']}) — "
                       f"{escape(params)}")
-        console.print(f"  launches {escape(info['geometry'])}")
+        if info.get("operators"):
+            console.print(f"  operators {escape(', '.join(info['operators']))}")
+        else:
+            console.print(f"  launches {escape(info['geometry'])}")
     for note in report.notes:
         console.print(f"  note: {escape(note)}", style="dim")
     if report.static_strength:

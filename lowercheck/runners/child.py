@@ -23,6 +23,7 @@ RUNNERS: dict[str, str] = {
     "cuda": "lowercheck.runners.simt",
     "triton": "lowercheck.runners.triton_interp",
     "pallas": "lowercheck.runners.pallas_interp",
+    "torch": "lowercheck.runners.torch_eager",
 }
 # More runners from the environment, "language=module,language=module" (tests, plug-ins).
 RUNNERS_ENV = "LOWERCHECK_RUNNERS"

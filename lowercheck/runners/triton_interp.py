@@ -30,6 +30,7 @@ import numpy as np
 
 from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
+from lowercheck.runners.torch_arrays import numpy_view, to_numpy, to_torch
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
 MAX_EVENTS = 256  # out-of-bounds events kept per run (one per access op and program at most)
@@ -78,7 +79,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
     values: dict[str, Any] = {}
     for name, value in request.args.items():
         if isinstance(value, np.ndarray):
-            tensors[name] = _to_torch(value)
+            tensors[name] = to_torch(value)
             values[name] = tensors[name]
         elif isinstance(value, np.generic):
             values[name] = value.item()
@@ -105,9 +106,9 @@ def _run(request: RunRequest, result: RunResult) -> None:
         names.setdefault(_storage(tensor), f"return{index}")
     result.oob = bounds.events(names)
     for name, tensor in tensors.items():
-        result.outputs[name] = _to_numpy(tensor)
+        result.outputs[name] = to_numpy(tensor)
     for index, tensor in enumerate(returned_tensors):
-        result.outputs[f"return{index}"] = _to_numpy(tensor)
+        result.outputs[f"return{index}"] = to_numpy(tensor)
 
 
 # --- bounds ---------------------------------------------------------------------------------------
@@ -293,34 +294,11 @@ def _poisoned_allocations() -> Iterator[None]:
 def _poison(tensor):
     """Fill with `lowercheck.runners.poison`'s pattern (a NaN payload no arithmetic produces), so
     the comparison tells an element never written from a computed NaN."""
-    fill(_numpy_view(tensor))
+    fill(numpy_view(tensor))
     return tensor
 
 
 # --- conversions and the user's file ------------------------------------------------------------
-
-
-def _to_torch(array: np.ndarray):
-    import torch
-
-    if array.dtype.name == "bfloat16":  # ml_dtypes: torch.from_numpy does not know it
-        return torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(array).copy())
-
-
-def _numpy_view(tensor) -> np.ndarray:
-    """A numpy array sharing `tensor`'s memory (bfloat16 through ml_dtypes)."""
-    import torch
-
-    if tensor.dtype == torch.bfloat16:
-        import ml_dtypes
-
-        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return tensor.numpy()
-
-
-def _to_numpy(tensor) -> np.ndarray:
-    return _numpy_view(tensor.detach().cpu()).copy()
 
 
 def _flatten(value: Any) -> list[Any]:

@@ -11,11 +11,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BFloat16Type,
     FileLineColLoc,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IntAttr,
     IntegerType,
     ModuleOp,
@@ -26,25 +22,11 @@ from xdsl.ir import Attribute, Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg, element_type
 from lowercheck.frontends.triton import compile as ttc
 from lowercheck.frontends.triton.capture import Capture, capture
 from lowercheck.frontends.triton.effects import effects
 from lowercheck.frontends.triton.source import discover, jit_function, load
-
-_ELEMENT_TYPES: dict[str, Attribute] = {
-    "float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
-    "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
-    "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
-    "bool": IntegerType(1),
-}
-
-
-def element_type(dtype: str) -> Attribute:
-    if dtype not in _ELEMENT_TYPES:
-        raise Unsupported(f"tensors of `{dtype}` are not supported yet")
-    return _ELEMENT_TYPES[dtype]
-
 
 def entries(path: str) -> list[EntryCandidate]:
     """The wrappers of the file (functions that launch a kernel of the file), in source order."""

@@ -1,0 +1,317 @@
+"""From a PyTorch reference to a module: `torch.export` with every tensor dimension dynamic gives the
+operator graph and, in its symbolic shapes, which dimensions are the same size (`a @ b` ties a's
+columns to b's rows); the symbols become size names and the graph becomes `kernel.aten` ops.
+
+Size names: the binding's (the other side's names for the same dimensions) where it gives them,
+else `<param>_size<d>` after the first input dimension a symbol appears in. A dimension export
+specialises (a 1 in the example, or a size the code branches on) stays a number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Block, Region
+
+from lowercheck import symbolic
+from lowercheck.dialects.kernel import AtenOp, EntryOp, ExampleOp, ParamOp
+from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.frontends.base import Binding, ScalarArg, SizeArg, TensorArg, element_type
+from lowercheck.frontends.torch.source import Entry, discover
+from lowercheck.runners.user_code import UserFailure, describe, import_user_file
+
+# Example sizes for a size the binding names but no example input fixes: distinct, so export
+# relates two dimensions only when the code does, and >= 2, so none is specialised as 0 or 1.
+_EXAMPLE_SIZES = (17, 19, 23, 29, 31, 37, 41, 43)
+
+
+def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
+    target = resolve(path, entry, discover(path))
+    where = SourceLocation(path, target.line, target.column)
+    module = _import(path)
+    fn = instantiate(module, target, path)
+    example = example_inputs(module, target, binding, path)
+    exported = _export(fn, example, path, where)
+    return _module(exported, target, example, binding, path, where)
+
+
+def resolve(path: str, entry: str | None, found: list[Entry]) -> Entry:
+    names = ", ".join(e.name for e in found)
+    if entry is not None:
+        for e in found:
+            if e.name == entry:
+                return e
+        raise UserError(f"no entry `{entry}` in {path}", SourceLocation(path, 1), hint=f"entries here: {names or 'none'}")
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UserError(f"{path} defines no `Model` class and no function", SourceLocation(path, 1),
+                        hint="a PyTorch reference is a KernelBench `class Model(nn.Module)` or a function on tensors")
+    raise UserError(f"{path} has several entries ({names})", SourceLocation(path, found[1].line),
+                    hint=f"name one after a colon: {path}:{found[0].name}")
+
+
+def _import(path: str) -> Any:
+    try:
+        return import_user_file(path)
+    except UserFailure as failure:
+        raise UserError(f"importing the reference failed: {failure}", _line_of(str(failure), path)) from None
+
+
+def _line_of(message: str, path: str) -> SourceLocation:
+    head = message.split(": ", 1)[0]
+    file, _, line = head.rpartition(":")
+    return SourceLocation(path, int(line)) if line.isdigit() and file else SourceLocation(path, 1)
+
+
+def instantiate(module: Any, entry: Entry, path: str) -> Any:
+    """The callable the reference runs: `Model(*get_init_inputs())` (weights drawn after
+    `torch.manual_seed(0)`, as KernelBench does), or the function itself."""
+    import torch
+
+    obj = getattr(module, entry.name, None)
+    if obj is None:
+        raise UserError(f"`{entry.name}` is not defined once {path} is imported", SourceLocation(path, entry.line))
+    if not entry.is_module:
+        return obj
+    init = getattr(module, "get_init_inputs", None)
+    try:
+        args = list(init()) if callable(init) else []
+        torch.manual_seed(0)
+        return obj(*args).eval()
+    except Exception as err:  # noqa: BLE001 - the user's constructor failed
+        raise UserError(f"constructing `{entry.name}` failed: {describe(err, path)}", SourceLocation(path, entry.line)) from None
+
+
+def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> list[Any]:
+    """One value per entry parameter: `get_inputs()` when the file has it (checked against the
+    binding's ranks), else made from the binding at distinct example sizes."""
+    import torch
+
+    where = SourceLocation(path, entry.line, entry.column)
+    getter = getattr(module, "get_inputs", None)
+    if callable(getter):
+        try:
+            torch.manual_seed(0)
+            values = list(getter())
+        except Exception as err:  # noqa: BLE001 - the user's get_inputs failed
+            raise UserError(f"get_inputs() failed: {describe(err, path)}", where) from None
+        if len(values) != len(entry.params):
+            raise UserError(f"get_inputs() gives {len(values)} values for the {len(entry.params)} parameters of "
+                            f"`{entry.name}` ({', '.join(entry.params)})", where,
+                            hint="return one value per forward parameter, in order")
+        for name, value in zip(entry.params, values, strict=True):
+            arg = binding.args.get(name)
+            if isinstance(arg, TensorArg) and isinstance(value, torch.Tensor) and len(arg.shape) != value.dim():
+                raise UserError(f"`{name}` is {value.dim()}-D in get_inputs() but {len(arg.shape)}-D on the other side "
+                                f"({', '.join(map(str, arg.shape))})", where,
+                                hint=f"give [args.{name}] shape = [...] in a spec, or compare sides of the same rank")
+        return values
+    sizes = dict(binding.sizes or {})
+    names = [d for arg in binding.args.values() if isinstance(arg, TensorArg) for d in arg.shape if isinstance(d, str)]
+    names += [arg.size for arg in binding.args.values() if isinstance(arg, SizeArg)]
+    for name in dict.fromkeys(names):
+        sizes.setdefault(name, _EXAMPLE_SIZES[len(sizes) % len(_EXAMPLE_SIZES)])
+    values = []
+    for name in entry.params:
+        arg = binding.args.get(name)
+        if isinstance(arg, TensorArg):
+            shape = [int(symbolic.substitute(symbolic.parse(str(d)), sizes)) for d in arg.shape]
+            values.append(torch.randn(shape, dtype=torch.float64).to(getattr(torch, arg.dtype)))
+        elif isinstance(arg, SizeArg):
+            values.append(int(sizes[arg.size]))
+        elif isinstance(arg, ScalarArg):
+            values.append(arg.value)
+        else:
+            raise UserError(f"the shape of `{name}` is unknown: {path} has no get_inputs()", where,
+                            hint=f"add get_inputs() to the file, or give [args.{name}] shape and dtype in a spec")
+    return values
+
+
+class _Function:
+    """A plain reference function as the module torch.export takes."""
+
+    def __new__(cls, fn):
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def forward(self, *args):
+                return fn(*args)
+
+        return Wrapped()
+
+
+def _export(fn: Any, example: Sequence[Any], path: str, where: SourceLocation) -> Any:
+    import torch
+    from torch.export import Dim, export
+
+    module = fn if isinstance(fn, torch.nn.Module) else _Function(fn)
+    dynamic = tuple({d: Dim.AUTO for d in range(v.dim())} if isinstance(v, torch.Tensor) and v.dim() else None
+                    for v in example)
+    if module is not fn:
+        dynamic = (dynamic,)  # the wrapper's forward takes *args: one tuple
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            return export(module, tuple(example), dynamic_shapes=dynamic, strict=False)
+    except Exception as err:  # noqa: BLE001 - export refuses the reference (data-dependent code, ...)
+        first = (str(err).strip().splitlines() or [""])[0]
+        raise Unsupported(f"torch.export cannot trace the reference ({type(err).__name__}: {first[:200]})",
+                          _user_frame(err, path) or where) from None
+
+
+def _user_frame(err: BaseException, path: str) -> SourceLocation | None:
+    text = describe(err, path)
+    location = _line_of(text, path)
+    return location if location.line > 1 else None
+
+
+def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Binding, path: str,
+            where: SourceLocation) -> ModuleOp:
+    import torch
+    from torch.export.graph_signature import InputKind
+
+    user_inputs = [s.arg.name for s in exported.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    nodes = {n.name: n for n in exported.graph.nodes}
+    names: dict[sympy.Symbol, str | int] = {}
+    example_sizes: dict[str, int] = {}
+    params: list[ParamOp] = []
+    placeholder_of: dict[str, str] = {}
+    # export lifts every tensor input, and numbers too unless it specialises them as constants
+    tensor_params = [p for p, v in zip(entry.params, example, strict=True) if isinstance(v, torch.Tensor)]
+    if len(user_inputs) == len(entry.params):
+        placeholder_by_param = dict(zip(entry.params, user_inputs, strict=True))
+    elif len(user_inputs) == len(tensor_params):
+        placeholder_by_param = dict(zip(tensor_params, user_inputs, strict=True))
+    else:
+        raise Unsupported(f"torch.export kept {len(user_inputs)} inputs of the {len(entry.params)} parameters of "
+                          f"`{entry.name}`", where)
+    for name, value in zip(entry.params, example, strict=True):
+        arg = binding.args.get(name)
+        if not isinstance(value, torch.Tensor):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise Unsupported(f"the argument `{name}` ({type(value).__name__}) is neither a tensor nor a number",
+                                  where)
+            dtype = arg.dtype if isinstance(arg, ScalarArg) else "float32" if isinstance(value, float) else "int32"
+            role = "size" if isinstance(arg, SizeArg) or (arg is None and isinstance(value, int)) else "scalar"
+            params.append(ParamOp(name, "scalar", role, element_type(dtype) if role == "scalar" else IntegerType(32)))
+            if name in placeholder_by_param:
+                placeholder_of[placeholder_by_param[name]] = name
+            continue
+        placeholder = placeholder_by_param[name]
+        placeholder_of[placeholder] = name
+        shape = nodes[placeholder].meta["val"].shape
+        given = arg.shape if isinstance(arg, TensorArg) else ()
+        for dim, extent in enumerate(shape):
+            symbol = _symbol(extent)
+            if symbol is None or symbol in names:
+                continue
+            named = given[dim] if dim < len(given) else f"{name}_size{dim}"
+            names[symbol] = named if isinstance(named, int) or not str(named).lstrip("-").isdigit() else int(named)
+            if isinstance(names[symbol], str):
+                example_sizes.setdefault(str(names[symbol]), int(value.shape[dim]))
+        params.append(ParamOp(name, "buffer", "in", element_type(_dtype(value.dtype), where),
+                              [_extent(e, names) for e in shape]))
+    operators: list[AtenOp] = []
+    for node in exported.graph.nodes:
+        if node.op != "call_function":
+            continue
+        value = node.meta.get("val")
+        if not isinstance(value, torch.Tensor):
+            continue  # a size computation or a tuple of tensors (its getitem users are ops too)
+        operands = [placeholder_of.get(a.name, a.name) if isinstance(a, torch.fx.Node) else _constant(a)
+                    for a in node.args]
+        op = AtenOp(str(node.target), node.name, operands, [_extent(e, names) for e in value.shape],
+                    element_type(_dtype(value.dtype), where))
+        if (line := _line(node, path)) is not None:
+            op.location = FileLineColLoc(StringAttr(path), IntAttr(line), IntAttr(0))
+        operators.append(op)
+    output = next(n for n in exported.graph.nodes if n.op == "output")
+    returned = [a for a in _flatten(output.args) if isinstance(a, torch.fx.Node)]
+    if not returned:
+        raise UserError(f"`{entry.name}` returns no tensor", where, hint="the reference returns its outputs")
+    renames = {}
+    for index, node in enumerate(returned):
+        value = node.meta["val"]
+        params.append(ParamOp(f"return{index}", "buffer", "out", element_type(_dtype(value.dtype), where),
+                              [_extent(e, names) for e in value.shape]))
+        renames[node.name] = f"return{index}"
+    for op in operators:
+        if op.result.data in renames:
+            op.properties["result"] = StringAttr(renames[op.result.data])
+    body = [*params, *operators]
+    if example_sizes:
+        body.append(ExampleOp(example_sizes))
+    op = EntryOp.create(properties={"sym_name": StringAttr(entry.name), "language": StringAttr("torch"),
+                                    "file": StringAttr(path)}, regions=[Region(Block(body))])
+    op.location = FileLineColLoc(StringAttr(path), IntAttr(entry.line), IntAttr(entry.column))
+    return ModuleOp([op])
+
+
+def _line(node: Any, path: str) -> int | None:
+    """The line of the user's file an exported node came from (its innermost frame there)."""
+    real = os.path.realpath(path)
+    found = None
+    for match in re.finditer(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or ""):
+        if os.path.realpath(match.group(1)) == real:
+            found = int(match.group(2))
+    return found
+
+
+def _symbol(extent: Any) -> sympy.Symbol | None:
+    """The sympy symbol of a dynamic input dimension (None for a specialised, constant one)."""
+    node = getattr(extent, "node", None)
+    expr = getattr(node, "expr", None)
+    return expr if isinstance(expr, sympy.Symbol) else None
+
+
+def _extent(extent: Any, names: dict[sympy.Symbol, str | int]) -> str:
+    node = getattr(extent, "node", None)
+    expr = getattr(node, "expr", None)
+    if expr is None:
+        return str(int(extent))
+    values = {}
+    for s in expr.free_symbols:
+        if s not in names:
+            raise Unsupported(f"an output extent ({expr}) depends on a size no input dimension has")
+        values[s] = sympy.Integer(names[s]) if isinstance(names[s], int) else symbolic.var(str(names[s]))
+    return symbolic.format(_plain(expr).xreplace(values))
+
+
+def _plain(expr: sympy.Basic) -> sympy.Basic:
+    """torch's own sympy functions (FloorDiv, CeilDiv, PythonMod, ...) as the plain ones our
+    expressions use."""
+    replaced = expr
+    for func in expr.atoms(sympy.Function):
+        name = type(func).__name__
+        if name in ("FloorDiv", "IntTrueDiv") and len(func.args) == 2:
+            replaced = replaced.xreplace({func: sympy.floor(func.args[0] / func.args[1])})
+        elif name == "CeilDiv" and len(func.args) == 2:
+            replaced = replaced.xreplace({func: sympy.ceiling(func.args[0] / func.args[1])})
+        elif name in ("PythonMod", "Mod") and len(func.args) == 2:
+            replaced = replaced.xreplace({func: sympy.Mod(*func.args)})
+    return replaced
+
+
+def _dtype(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _constant(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_constant(v) for v in value) + "]"
+    return str(value)
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in _flatten(v)]
+    return [value]

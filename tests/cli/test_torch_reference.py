@@ -1,0 +1,33 @@
+"""A PyTorch reference as a side of `lowercheck diff`: a KernelBench problem (`class Model`,
+`get_inputs()`) against its `ModelNew` (CUDA through load_inline), with no spec file. The
+reference's export ties the CUDA side's tensor sizes together (bias has as many elements as x has
+columns), get_inputs()'s sizes are one of the runs, and the reference in float64 is the oracle."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+INPUTS = Path(__file__).parent / "inputs"
+MODELNEW = Path(__file__).parents[1] / "frontends" / "cuda" / "inputs" / "kernelbench_relu.py"
+
+
+def test_kernelbench_problem_against_its_modelnew_without_a_spec(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "bias_relu_problem.py"),
+                           str(MODELNEW), "--json", str(out)], capture_output=True, text=True, timeout=600)
+    doc = json.loads(out.read_text())
+    assert doc["source"]["language"] == "torch" and doc["target"]["language"] == "cuda"
+    shapes = {p["name"]: p["shape"] for p in doc["target"]["params"]}
+    assert shapes == {"x": ["x_size0", "x_size1"], "bias": ["x_size1"], "return0": ["x_size0", "x_size1"]}
+    assert any(r["sizes"] == {"x_size0": 24, "x_size1": 200} for r in doc["runs"])  # get_inputs()' sizes
+    assert any("reference in float64" in n for n in doc["notes"])
+    # The kernel's `v > 0 ? v : 0` turns NaN into 0 where torch.relu keeps it: a real difference,
+    # seen only with special-value inputs; every other run agrees.
+    errors = [f for f in doc["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["LC302"], done.stdout
+    assert errors[0]["witness"]["inputs"] == "special"
+    assert all(r["status"] == "ok" for r in doc["runs"] if r["inputs"] != "special")
+    assert done.returncode == 1
