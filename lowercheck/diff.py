@@ -34,7 +34,7 @@ from lowercheck.frontends.base import (
     SizeArg,
     TensorArg,
 )
-from lowercheck.lowering import extract_accesses, resolve_entry, spec_binding
+from lowercheck.lowering import assume_arguments, extract_accesses, resolve_entry, spec_binding
 from lowercheck.runners import poison
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.spec import Spec
@@ -169,8 +169,16 @@ def diff(options: DiffOptions) -> Report:
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
     if not _typed(languages[first], paths[first]):
-        _require_spec_for_untyped(paths[first], entries[first], candidates[first], binding)
-    sides[first] = _lower(first, paths[first], entries[first], languages[first], binding)
+        _assume_untyped(paths[first], entries[first], candidates[first], binding, notes)
+    # A first side that lowers only at concrete sizes is captured at a probe binding of the sizes
+    # its binding names (then again at each swept size).
+    named = list(spec.sizes) or list(dict.fromkeys(
+        [d for a in binding.args.values() if isinstance(a, TensorArg) for d in a.shape if isinstance(d, str)]
+        + [a.size for a in binding.args.values() if isinstance(a, SizeArg)]))
+    # Distinct sizes, none 1, so each extent the capture sees names one size.
+    probe = spec.sweep()[-1] if spec.sizes else {name: PROBE_PRIMES[i % len(PROBE_PRIMES)]
+                                                 for i, name in enumerate(named)} if named else None
+    sides[first] = _lower(first, paths[first], entries[first], languages[first], binding, probe=probe, notes=notes)
     size_names = list(spec.sizes) or _size_names(sides[first])
     if not size_names:
         raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
@@ -283,15 +291,15 @@ def _size_names(side: SideInfo) -> list[str]:
     return found
 
 
-def _require_spec_for_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding) -> None:
-    """Neither side has a typed signature: the spec must say what each argument is."""
+def _assume_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding,
+                    notes: list[str]) -> None:
+    """Neither side has a typed signature (Triton against Pallas, say): what the spec does not say
+    about the first side's arguments is assumed from its wrapper (`rows, cols = x.shape`), and said."""
     cand = next(c for c in candidates if c.name == entry)
-    missing = [p.name for p in cand.params if p.name not in binding.args]
-    if missing:
-        raise UserError(f"neither side has a typed signature, so the arguments of `{entry}` are unknown: "
-                        f"{', '.join(missing)}", cand.location,
-                        hint="give them in a spec: [sizes] n = [...], and per tensor [args.NAME] "
-                             "shape = [\"n\"], dtype = \"float32\"")
+    assumed = assume_arguments(path, cand, binding)
+    if assumed:
+        notes.append(f"neither side has a typed signature: assumed {', '.join(assumed)} for {path}:{entry} "
+                     "(give shapes and dtypes in a spec: [args.NAME] shape = [...], dtype = \"...\")")
 
 
 def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
@@ -549,6 +557,7 @@ def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> list[
 
 
 PROBE_ELEMENTS = 1100
+PROBE_PRIMES = (97, 89, 83, 79, 73, 71)
 # Sources that can run in float64 (RunRequest option `shadow_f64`): the oracle.
 ORACLES = {"cuda": "the source in float64 (the emulator's shadow mode)",
            "torch": "the reference in float64 (eager PyTorch, float64 inputs and weights)"}

@@ -154,26 +154,7 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     binding = spec_binding(spec)
     typed = language == "cuda" or (language == "torch" and _has_example_inputs(path))
     if not typed:
-        cand = next(c for c in candidates if c.name == entry)
-        kinds = _parameter_kinds(path, entry)
-        shapes = _unpacked_shapes(path, entry)
-        assumed = []
-        for p in cand.params:
-            if p.name in binding.args:
-                continue
-            if p.name in shapes:
-                binding.args[p.name] = TensorArg(shapes[p.name], p.dtype or "float32")
-                assumed.append(f"{p.name}: float32[{', '.join(shapes[p.name])}]")
-                continue
-            kind = kinds.get(p.name) or ("size" if SIZE_NAME.match(p.name) else "tensor")
-            if kind == "size":
-                binding.args[p.name] = SizeArg(p.name)
-            elif kind == "scalar":
-                binding.args[p.name] = ScalarArg("float32", 1.5)
-                assumed.append(f"{p.name}: float32 scalar")
-            else:
-                binding.args[p.name] = TensorArg(("n",), p.dtype or "float32")
-                assumed.append(f"{p.name}: float32[n]")
+        assumed = assume_arguments(path, next(c for c in candidates if c.name == entry), binding)
         if assumed:
             print(f"note: assumed {', '.join(assumed)} (give shapes and dtypes in --spec)", file=sys.stderr)
     try:
@@ -185,6 +166,33 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         module = frontend.lower(path, entry, Binding(binding.args, sizes))
     return extract_accesses(module) if emit == "access" else module
+
+
+def assume_arguments(path: str, candidate: EntryCandidate, binding: Binding) -> list[str]:
+    """Fill `binding` with what an untyped Python entry's arguments most likely are: a tensor's
+    shape as the wrapper unpacks it (`m, n = x.shape`), else float32[n]; a parameter used as a number
+    is a float32 scalar, one named like a size (`n`, `rows`) a size. Returns the assumptions made, for
+    the user to see (the spec overrides each)."""
+    kinds = _parameter_kinds(path, candidate.name)
+    shapes = _unpacked_shapes(path, candidate.name)
+    assumed = []
+    for p in candidate.params:
+        if p.name in binding.args:
+            continue
+        if p.name in shapes:
+            binding.args[p.name] = TensorArg(shapes[p.name], p.dtype or "float32")
+            assumed.append(f"{p.name}: float32[{', '.join(shapes[p.name])}]")
+            continue
+        kind = kinds.get(p.name) or ("size" if SIZE_NAME.match(p.name) else "tensor")
+        if kind == "size":
+            binding.args[p.name] = SizeArg(p.name)
+        elif kind == "scalar":
+            binding.args[p.name] = ScalarArg("float32", 1.5)
+            assumed.append(f"{p.name}: float32 scalar")
+        else:
+            binding.args[p.name] = TensorArg(("n",), p.dtype or "float32")
+            assumed.append(f"{p.name}: float32[n]")
+    return assumed
 
 
 def _has_example_inputs(path: str) -> bool:

@@ -360,8 +360,12 @@ def _select(op: Operation, st: State) -> None:
         exprs, dims, narrow = unify_narrow(st, [c, a, b], len(shape_of(op.results[0])))
         st.values[op.results[0]] = Tile(sympy.Piecewise((exprs[1], exprs[0]), (exprs[2], True)),
                                         dims, sources_of(a, b, c), narrow)
-    else:
-        st.values[op.results[0]] = Opaque("select of opaque values", sources_of(a, b, c))
+    else:  # computed values chosen position by position: each keeps its lanes, as in _value_op
+        operands = [c, a, b]
+        dims = _merged_dims(operands, len(shape_of(op.results[0])))
+        srcs = frozenset().union(*(renamed(sources_of(v), _lane_map(getattr(v, "dims", ()), dims))
+                                   for v in operands)) if dims else sources_of(a, b, c)
+        st.values[op.results[0]] = Opaque("select of opaque values", srcs, dims, accum_of(*operands))
 
 
 @rule("arith.constant")
@@ -760,6 +764,23 @@ def _tt_reduce(op: Operation, st: State) -> None:
         st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum))
 
 
+@rule("tt.scan", "tt.histogram")
+def _tt_scan(op: Operation, st: State) -> None:
+    """tl.cumsum / tl.associative_scan (`tt.scan`) and tl.histogram: a result element combines other
+    lanes' elements (out[i] = x[0] + ... + x[i] along the axis; a bin counts every input), so the
+    values moved between lanes (MOVED: the dependence is inexact, never claimed elementwise). A scan
+    whose region adds accumulates in the operand's type, as a reduction does (LC305)."""
+    operands = [st.get(o) for o in op.operands]
+    accum = set(accum_of(*operands))
+    if op.name == "tt.scan" and any(inner.name in _ADDS for inner in op.walk()):
+        accum |= {t for o in op.operands if (t := _float_name(o.type))}
+    srcs = sources_of(*operands) | {MOVED}
+    for i, r in enumerate(op.results):
+        same_shape = op.name == "tt.scan" and i < len(operands)
+        dims = getattr(operands[i], "dims", ()) if same_shape else ()
+        st.values[r] = Opaque(f"a value combined across lanes by {op.name}", srcs, dims, frozenset(accum))
+
+
 @rule("tt.store")
 def _tt_store(op: Operation, st: State) -> None:
     ptr, value = op.operands[0], op.operands[1]
@@ -898,9 +919,9 @@ def _value_op(op: Operation, st: State) -> None:
             a_dims, b_dims = (getattr(v, "dims", ()) for v in operands[:2])
             if len(a_dims) == 2 and len(b_dims) == 2:
                 dims = (a_dims[0], b_dims[1])
-                srcs = frozenset(f"{s}/{a_dims[1].name}" if a_dims[1] is not None and s != MOVED and "/" not in s
+                srcs = frozenset(f"{s}/{a_dims[1].name}" if a_dims[1] is not None and s != MOVED
                                  else s for s in sources_of(operands[0])) | \
-                    frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED and "/" not in s
+                    frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED
                               else s for s in sources_of(operands[1])) | sources_of(*operands[2:])
         st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
 
@@ -936,14 +957,18 @@ def _scf_if(op: Operation, st: State) -> None:
             branch_results.append(None)
             continue
         saved = st.guard
+        emitted = len(st.out)
         if c is not None:
             st.guard = saved + (c,)
-        else:
-            st.out.append(UnmodelledOp.build(properties={
-                "buffer": StringAttr("?"), "reason": StringAttr("a condition on an opaque value")}))
-            st.out[-1].location = op.location
         branch_results.append(_run_block(region.blocks[0], st))
         st.guard = saved
+        if c is None and len(st.out) > emitted:
+            # Accesses under a data-dependent condition: when they happen is not modelled. A branch
+            # without accesses only selects a value (merged below, with the condition's sources).
+            unmodelled = UnmodelledOp.build(properties={
+                "buffer": StringAttr("?"), "reason": StringAttr("a condition on an opaque value")})
+            unmodelled.location = op.location
+            st.out.insert(emitted, unmodelled)
     then_vals, else_vals = branch_results
     for i, result in enumerate(op.results):
         a = then_vals[i] if then_vals else None
@@ -953,7 +978,8 @@ def _scf_if(op: Operation, st: State) -> None:
                 sympy.Piecewise((a.expr, cexpr), (b.expr, True)), a.dims, a.sources | b.sources)
         else:
             merged = [v for v in (a, b) if v]
-            st.values[result] = Opaque("a value merged from two branches", sources_of(*merged),
+            deciding = () if cexpr is not None else (cond,)  # the chosen value depends on the condition
+            st.values[result] = Opaque("a value merged from two branches", sources_of(*merged, *deciding),
                                        accum=accum_of(*merged))
 
 
