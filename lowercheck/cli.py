@@ -2,9 +2,11 @@
 
     lowercheck diff SOURCE[:ENTRY] TARGET[:ENTRY] [--spec FILE.toml] [--size NAME=V1,V2,...]
                     [--json FILE] [--device auto|cpu|cuda] [--seed N] [--no-run] [--no-static]
+                    [--platform NAME ...]
     lowercheck lower FILE[:ENTRY] --emit ir|access [--spec FILE.toml]
     lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE]
-    lowercheck bench SOURCE TARGET [--spec FILE.toml] [--gpu NAME]
+    lowercheck bench SOURCE TARGET [--spec FILE.toml] [--size ...] [--gpu NAME] [--json FILE]
+                     [--baseline-json FILE] [--budget SECONDS]
     lowercheck codes [CODE]
 
 Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconclusive.
@@ -48,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
     d.add_argument("--gpu", default="h100-sxm", help="the device of the cost model's roofline: h100-sxm, h200, "
                                                     "a100-80gb, l4, tpu-v5e (default h100-sxm)")
+    d.add_argument("--platform", action="append", default=[], metavar="NAME",
+                   help="migration target of a Pallas side, checked by lowering it there without the hardware "
+                        "(block shapes, VMEM or shared memory and registers): tpu-v5e, h100-sxm, ...; repeatable "
+                        "(default: the --gpu target)")
 
     lo = sub.add_parser("lower", help="print a stage of the IR",
                         description="Print a file's kernel IR (--emit ir) or its access IR (--emit access).")
@@ -69,7 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     be.add_argument("--spec", help="TOML file with [sizes] and [args.NAME]")
     be.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...")
     be.add_argument("--gpu", default="h100-sxm", help="the device of the roofline (default h100-sxm)")
-    be.add_argument("--json", metavar="FILE", help="also write the static report as JSON")
+    be.add_argument("--json", metavar="FILE", help="also write the report as JSON: the static report, and the "
+                                                  "timing with its environment under `bench`")
+    be.add_argument("--baseline-json", metavar="FILE", help="a `bench --json` file timed earlier: refused (exit 2) "
+                    "unless its device, driver, clocks and software are this machine's")
+    be.add_argument("--budget", type=float, default=10.0, help="seconds of measurement at most (default 10)")
 
     b = sub.add_parser("corpus", help="run every case of a corpus and summarise detection",
                        description="Run every [[case]] of every expected.toml under DIR (N at a time, each in "
@@ -158,11 +168,15 @@ def _diff(args) -> int:
         raise UserError("--device cuda: native GPU runs are not available yet",
                         hint="use --device cpu (the emulator and the Triton interpreter)")
     baseline = args.baseline is not None
+    if args.platform:  # an unknown name is bad input before anything is lowered
+        from lowercheck.compare.migration import platforms
+
+        platforms(args.platform, args.gpu)
     if baseline and args.no_run:
         raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
     options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
                           static=not args.no_static and not baseline, device=args.device, timeout_s=args.timeout,
-                          baseline=args.baseline, gpu=args.gpu)
+                          baseline=args.baseline, gpu=args.gpu, platforms=tuple(args.platform))
     report = diff(options)
     terminal.render(report)
     if args.json:
@@ -171,30 +185,14 @@ def _diff(args) -> int:
 
 
 def _bench(args) -> int:
-    """The static comparison always; timings only where a CUDA device can run both sides natively.
-    Emulator and interpreter times are never presented as kernel performance."""
+    """The static comparison always; timings only where a CUDA device runs both sides natively
+    (`lowercheck/perf/command.py`). Emulator and interpreter times are never kernel performance."""
     from rich.console import Console
 
-    from lowercheck.diff import DiffOptions, diff
-    from lowercheck.perf.device import open_cuda_device
-    from lowercheck.report import json_report
+    from lowercheck.perf import command
 
-    report = diff(DiffOptions(args.source, args.target, _spec(args), run=False, static=True, gpu=args.gpu))
-    console = Console(highlight=False, soft_wrap=True)
-    console.print(f"static verdict of the pair: {report.verdict} (`lowercheck diff` for the findings)")
-    for line in report.cost.lines() if report.cost is not None else ["no cost model: the static checks had no "
-                                                                     "concrete relations"]:
-        console.print(line)
-    if open_cuda_device() is None:
-        console.print("no timing taken: this machine has no CUDA device (torch.cuda.is_available() is False). "
-                      "lowercheck's CPU runs (the SIMT emulator, the Triton and Pallas interpreters) say nothing "
-                      "about kernel speed, so none is shown; the static comparison above is what can be said here.")
-    else:
-        console.print("no timing taken: a CUDA device is present, but running both sides natively in one process "
-                      "is not implemented yet (the measurement loop is lowercheck/perf/harness.py).")
-    if args.json:
-        json_report.write(report, args.json)
-    return 0
+    return command.run(args.source, args.target, _spec(args), args.gpu, args.json, args.baseline_json,
+                       command.check_budget(args.budget), Console(highlight=False, soft_wrap=True))
 
 
 def _corpus(args) -> int:

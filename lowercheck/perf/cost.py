@@ -6,15 +6,18 @@ per warp request), the FLOPs the dataflow implies (2 x K per output element fed 
 dot of length K, 1 otherwise: the same algorithm on both sides), the arithmetic intensity, and the
 roofline floor `max(issued bytes / bandwidth, FLOPs / peak)` on a named target (`targets.py`). A
 floor is a lower bound a kernel cannot beat, not a prediction; the ratio of the two sides' issued
-bytes is the number a reviewer compares.
+bytes is the number a reviewer compares. Each launch's occupancy on the target's SMs
+(`occupancy.py`) comes beside it, once the registers and shared memory are known.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from lowercheck.perf.occupancy import Occupancy
 from lowercheck.perf.targets import Target
 
 
@@ -44,6 +47,13 @@ class CostComparison:
     sizes: dict[str, int]
     dtype: str
     sides: dict[str, SideCost]
+    # Per side, one entry per launch; a side missing here has no occupancy (and `occupancy_notes` why).
+    occupancy: dict[str, tuple[Occupancy, ...]] = field(default_factory=dict)
+    occupancy_notes: dict[str, str] = field(default_factory=dict)
+
+    def with_occupancy(self, occupancy: Mapping[str, tuple[Occupancy, ...]],
+                       notes: Mapping[str, str]) -> CostComparison:
+        return dataclasses.replace(self, occupancy=dict(occupancy), occupancy_notes=dict(notes))
 
     @property
     def issued_ratio(self) -> float | None:
@@ -52,7 +62,9 @@ class CostComparison:
 
     def to_json(self) -> dict[str, Any]:
         return {"device": self.target_key, "device_name": self.target.name, "sizes": self.sizes, "dtype": self.dtype,
-                "issued_ratio": self.issued_ratio, **{name: c.to_json() for name, c in self.sides.items()}}
+                "issued_ratio": self.issued_ratio,
+                **{name: {**c.to_json(), "occupancy": [o.to_json() for o in self.occupancy.get(name, ())],
+                          "occupancy_note": self.occupancy_notes.get(name)} for name, c in self.sides.items()}}
 
     def lines(self) -> list[str]:
         where = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
@@ -61,6 +73,10 @@ class CostComparison:
             out.append(f"  {name}: issues {_bytes(c.issued_bytes)} (requests {_bytes(c.requested_bytes)}, "
                        f"compulsory {_bytes(c.compulsory_bytes)}), {c.flops:,} FLOP, intensity {c.intensity:.2f} "
                        f"FLOP/B, floor {_time(c.floor_s)} ({c.bound}-bound)")
+            for launch in self.occupancy.get(name, ()):
+                out.append(f"    occupancy {launch.text()}")
+            if name in self.occupancy_notes:
+                out.append(f"    occupancy: {self.occupancy_notes[name]}")
         if self.issued_ratio is not None:
             out.append(f"  issued traffic target/source: {self.issued_ratio:.2f}x")
         return out

@@ -17,6 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from lowercheck.perf.environment import Environment, software_versions
+
 
 @dataclass(frozen=True)
 class Clocks:
@@ -66,6 +68,9 @@ class Device(Protocol):
 
     def free_bytes(self) -> int:
         """Device memory free now, in bytes."""
+
+    def environment(self) -> Environment:
+        """The device, driver, clocks and software a timing taken here depends on."""
 
 
 # --- the fake device -------------------------------------------------------------------------------
@@ -127,6 +132,9 @@ class FakeDevice:
     throttled_clock: float = 0.5
     has_clocks: bool = True
     has_persisting_l2: bool = True
+    driver: str = "fake driver 1.0"
+    compute_capability: str = "fake"
+    sm_count: int = 4
     # The record: kernel names in launch order with the ids of their arguments; allocation sizes.
     launches: list[tuple[str, tuple[int, ...]]] = field(default_factory=list, repr=False)
     allocations: list[int] = field(default_factory=list, repr=False)
@@ -205,6 +213,11 @@ class FakeDevice:
     def free_bytes(self) -> int:
         return self.memory_bytes - self._allocated
 
+    def environment(self) -> Environment:
+        clock = self.max_sm_mhz if self.has_clocks else None
+        return Environment(self.name, self.compute_capability, self.sm_count, self.driver, "fake", clock, clock,
+                           software_versions())
+
 
 # --- the CUDA device -------------------------------------------------------------------------------
 
@@ -226,6 +239,8 @@ class CudaDevice:
         properties = torch.cuda.get_device_properties(self._device)
         self.name: str = properties.name
         self.l2_bytes: int = int(properties.L2_cache_size)
+        self.compute_capability = f"{properties.major}.{properties.minor}"
+        self.sm_count = int(properties.multi_processor_count)
         self._nvml = _nvml_handle(properties, index)
         self._reset_l2 = _driver_function("cuCtxResetPersistingL2Cache")
 
@@ -262,6 +277,23 @@ class CudaDevice:
     def free_bytes(self) -> int:
         return int(self._torch.cuda.mem_get_info(self._device)[0])
 
+    def environment(self) -> Environment:
+        """Name, capability and SM count from torch; driver version and clocks from NVML (the
+        driver's own version number through libcuda when NVML is absent; clocks then unknown)."""
+        driver = max_mhz = app_mhz = None
+        if self._nvml is not None:
+            pynvml, handle = self._nvml
+            try:
+                driver = _text(pynvml.nvmlSystemGetDriverVersion())
+                max_mhz = float(pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM))
+                app_mhz = float(pynvml.nvmlDeviceGetApplicationsClock(handle, pynvml.NVML_CLOCK_SM))
+            except pynvml.NVMLError:
+                pass
+        if driver is None:
+            driver = _driver_version()
+        return Environment(self.name, self.compute_capability, self.sm_count, driver, self._torch.version.cuda,
+                           max_mhz, app_mhz, software_versions())
+
 
 def open_cuda_device(index: int = 0) -> CudaDevice | None:
     """The CUDA device `index`, or None where torch sees no CUDA device (a CPU build, no driver)."""
@@ -288,6 +320,22 @@ def _nvml_handle(properties: Any, index: int) -> tuple[Any, Any] | None:
         return pynvml, pynvml.nvmlDeviceGetHandleByIndex(index)
     except pynvml.NVMLError:
         return None
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _driver_version() -> str | None:
+    """libcuda's `cuDriverGetVersion` (12040 for CUDA 12.4), or None where it cannot be loaded."""
+    try:
+        function = ctypes.CDLL("libcuda.so.1").cuDriverGetVersion
+    except (OSError, AttributeError):
+        return None
+    version = ctypes.c_int(0)
+    if function(ctypes.byref(version)) != 0:
+        return None
+    return f"cuda driver {version.value}"
 
 
 def _driver_function(name: str) -> Callable[[], int] | None:
