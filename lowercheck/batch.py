@@ -1,18 +1,22 @@
 """`lowercheck corpus DIR`: run every case of a corpus (or a reviewer's task folders) and summarise.
 
 A case is a `[[case]]` of an `expected.toml` anywhere under DIR: `source`, `target`, the expected
-`verdict` and `codes`, and optionally `mode = "static"` (judged with `--no-run`), `spec`, and
-`class` (the bug class, for the summary). Each case runs as its own `lowercheck diff` process, N at
-a time, each with a time limit; a result is appended to the results file (JSON lines) the moment it
-is known (in lowercheck's cache, keyed by the folder and lowercheck's sources, or `--json FILE`), so
-a run that is interrupted and started again skips the cases already done and loses nothing. With `--baseline kernelbench` every run case is also judged the way KernelBench-style
-harnesses judge (`diff --baseline kernelbench`), and the summary puts both side by side.
+`verdict` and `codes`, and optionally `mode = "static"` (judged with `--no-run`), `spec`, `args` (more
+`diff` options, e.g. `["--platform", "tpu-v5e"]`; not passed to the baseline), and
+`class` (the bug class, one of `BUG_CLASSES`, for the summary; the results file repeats it per
+case). Each case runs as its own `lowercheck diff` process, N at a time, each with a time limit; a
+result is appended to the results file (JSON lines) the moment it is known (in lowercheck's cache,
+keyed by the folder and lowercheck's sources, or `--json FILE`), so a run that is interrupted and
+started again skips the cases already done and loses nothing. With `--baseline kernelbench` every
+run case is also judged the way KernelBench-style harnesses judge (`diff --baseline kernelbench`),
+and the summary puts both side by side.
 
 Scoring: a seeded bug (`verdict = "different"`) is detected when the verdict is `different` and a
 reported error (or, for a static case, error or warning) has the family of an expected code (the
 same first digit: LC2xx for accesses, LC3xx for values); a correct pair (`equivalent`) that is
 reported `different` is a false positive; `inconclusive` is counted on its own. The baseline detects
-a bug when its verdict is `different`.
+a bug when its verdict is `different`. The summary counts detected / missed / inconclusive per bug
+class (and false positives for the correct pairs, class `none`) beside the baseline's numbers.
 """
 
 from __future__ import annotations
@@ -33,6 +37,89 @@ from typing import Any
 
 from lowercheck.errors import SourceLocation, UserError
 
+# The closed list of bug classes a corpus case's `class` names: what the bug is, and which of the
+# "Real translation bugs" of REVIEW-FACTS.md it is ("-" where the list has none). corpus/README.md
+# shows this table (`python -m lowercheck.batch --write-classes corpus/README.md` rewrites it there;
+# tests/test_corpus_files.py checks it is current and that every case names one of these).
+BUG_CLASSES: dict[str, tuple[str, str]] = {
+    "none": ("a correct port (verdict `equivalent`), also one whose work items map to the elements in "
+             "another order that is still a bijection",
+             "a remapped thread-to-element assignment that is still a bijection is NOT a bug"),
+    "out-of-bounds": ("a mask or bound that exists but is wrong (`<=` for `<`, one dimension of a 2-D tile "
+                      "checked): some lanes read or write past a buffer or a row", "tail not masked"),
+    "unmasked-tail": ("no mask at all on the tile that crosses the end (the last tile, the K tail) when a size "
+                      "is not a multiple of the block", "tail not masked (K not a multiple of BLOCK_K)"),
+    "coverage": ("output elements no work item writes: a floored grid, shifted offsets, a capped grid "
+                 "without its grid-stride loop", "-"),
+    "double-write": ("an output element stored by two work items without atomics (overlapping tiles)", "-"),
+    "wrong-index-mapping": ("an output element computed from other input elements than the reference's: a "
+                            "shifted load, a copy for a transpose, a neighbouring row in a row reduction",
+                            "the opposite of a remapped assignment that is still a bijection"),
+    "wrong-math": ("the right elements, the wrong arithmetic: an operator, operand, constant, approximation "
+                   "or divisor, a numerically unstable form", "-"),
+    "masked-load-without-other": ("masked-off lanes reach a reduction with a value that is not its neutral "
+                                  "element: a masked `tl.load` without `other=`, the wrong `other=`, padding "
+                                  "lanes not masked out of a later pass", "masked load without `other=`"),
+    "low-precision-accumulation": ("a sum or dot product accumulated in fp16/bf16 where the reference "
+                                   "accumulates in fp32", "accumulating in fp16/bf16"),
+    "int32-overflow": ("offsets computed in 32 bits that wrap at large sizes where the reference computes them "
+                       "in 64 bits", "int32 offset overflow at large sizes"),
+    "missing-barrier": ("shared memory written by one thread and read (or overwritten) by another with no "
+                        "`__syncthreads()` between", "missing `__syncthreads`"),
+    "barrier-divergence": ("`__syncthreads()` under a thread-dependent branch, reached by only some threads "
+                           "of the block", "- (barrier misuse, beside missing `__syncthreads`)"),
+    "output-into-input": ("the result stored into an input buffer: the caller's input changes",
+                          "output written into an input buffer"),
+    "cast-semantics": ("a conversion the reference does not make (a downcast or truncation before the "
+                       "store), or one it makes skipped", "cast semantics differ from the reference "
+                       "(implicit downcast skipped)"),
+    "broadcast-strides": ("a zero (broadcast) stride where the reference walks an operand, or a real stride "
+                          "where the reference broadcasts", "zero/broadcast strides"),
+    "strided-layout": ("another memory layout assumed for an input than it has: contiguous for a strided "
+                       "input, a transposed (n x k) layout, swapped strides",
+                       "contiguous layout assumed for a strided input"),
+    "partial-warp-mask": ("a warp-synchronous op (`__shfl_*_sync`) whose mask leaves out lanes that execute "
+                          "it or that it reads", "partial warp-shuffle mask"),
+    "lock-without-barrier": ("a lock (an atomic compare-and-swap spin) released without a fence or barrier "
+                             "after the writes it guards", "lock released without a barrier"),
+    "evaluator-hole": ("a wrong port that a KernelBench-style check accepts: zeros where the output is tiny, a "
+                       "copy of the input where the inputs are non-negative", "evaluator holes (zeros pass)"),
+    "nondeterminism": ("results that change between runs on the same inputs (float atomics, an "
+                       "order-dependent reduction)", "-"),
+    "data-race": ("global memory written and read, or written with different values, by work items with no "
+                  "ordering between them", "-"),
+    "uninitialised-read": ("a read of shared or global memory nothing wrote (a shared tile not zeroed past "
+                           "the end)", "-"),
+    "unsupported-block-shape": ("a block shape the target's compiler cannot lower (a non-power-of-two "
+                                "`tl.arange`, a Pallas block off the (8, 128) tiling)",
+                                "- (validity: bad launch configuration)"),
+    "hardware-limit": ("a launch past the target's limits: threads per block, shared memory, registers, "
+                       "grid extent", "- (validity: bad launch configuration, OOM)"),
+}
+
+
+def classes_markdown() -> str:
+    """The bug-class table of corpus/README.md (between its two markers), from `BUG_CLASSES`."""
+    lines = [CLASSES_BEGIN, "", "| class | what it is | REVIEW-FACTS bug |", "| --- | --- | --- |"]
+    lines += [f"| {name} | {what} | {facts} |" for name, (what, facts) in BUG_CLASSES.items()]
+    return "\n".join(lines + ["", CLASSES_END])
+
+
+CLASSES_BEGIN = "<!-- bug classes: generated from lowercheck.batch.BUG_CLASSES; do not edit by hand -->"
+CLASSES_END = "<!-- end of bug classes -->"
+
+
+def write_classes(readme: Path) -> bool:
+    """Put the current bug-class table between the markers of `readme`; True when it changed."""
+    text = readme.read_text()
+    start, end = text.find(CLASSES_BEGIN), text.find(CLASSES_END)
+    if start < 0 or end < start:
+        raise UserError(f"{readme}: no bug-class markers", hint=f"add the lines {CLASSES_BEGIN} and {CLASSES_END}")
+    new = text[:start] + classes_markdown() + text[end + len(CLASSES_END):]
+    if new != text:
+        readme.write_text(new)
+    return new != text
+
 
 @dataclass(frozen=True)
 class Case:
@@ -45,10 +132,11 @@ class Case:
     mode: str = "run"  # run | static
     spec: str | None = None
     bug_class: str | None = None
+    args: tuple[str, ...] = ()  # extra `diff` options of the case (`args = ["--platform", "tpu-v5e"]`)
 
     @property
     def key(self) -> str:
-        return f"{self.folder}:{self.source}:{self.target}:{self.mode}"
+        return f"{self.folder}:{self.source}:{self.target}:{self.mode}" + (f":{' '.join(self.args)}" if self.args else "")
 
 
 @dataclass
@@ -59,6 +147,7 @@ class Outcome:
     codes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     message: str = ""
+    bug_class: str | None = None  # the case's `class`, so the results file says it per case
 
 
 def discover(root: Path) -> list[Case]:
@@ -78,7 +167,7 @@ def discover(root: Path) -> list[Case]:
                                 hint="each [[case]] has source, target, verdict, codes, description")
             cases.append(Case(str(expected.parent), raw["source"], raw["target"], raw["verdict"],
                               tuple(raw.get("codes", ())), raw.get("description", ""), raw.get("mode", "run"),
-                              raw.get("spec"), raw.get("class")))
+                              raw.get("spec"), raw.get("class"), tuple(raw.get("args", ()))))
     if not cases:
         raise UserError(f"no expected.toml with a [[case]] under {root}",
                         hint="a case: [[case]] source = \"k.cu\" target = \"k.py\" verdict = \"equivalent\" codes = []")
@@ -93,6 +182,8 @@ def _command(case: Case, tool: str, report: Path, timeout: float) -> list[str]:
         command.append("--no-run")
     if case.spec:
         command += ["--spec", str(folder / case.spec)]
+    if tool == "lowercheck":
+        command += list(case.args)
     if tool == "kernelbench":
         command += ["--baseline", "kernelbench"]
     return command
@@ -154,6 +245,7 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
         futures = {pool.submit(run_case, case, tool, limit_s): (case, tool) for case, tool in todo}
         for future in concurrent.futures.as_completed(futures):
             outcome = future.result()
+            outcome.bug_class = futures[future][0].bug_class
             sink.write(json.dumps(asdict(outcome)) + "\n")
             sink.flush()
             done[(outcome.key, outcome.tool)] = outcome
@@ -184,6 +276,24 @@ def detected(case: Case, outcome: Outcome) -> bool:
 
 
 @dataclass
+class ClassCount:
+    """One bug class's cases: a seeded bug is detected, missed (judged equivalent, with another code
+    family, or failed) or inconclusive; a correct pair (class `none`) may be a false positive or
+    inconclusive."""
+
+    bugs: int = 0
+    correct: int = 0
+    detected: int = 0
+    missed: int = 0
+    inconclusive: int = 0
+    false_positives: int = 0
+
+    @property
+    def cases(self) -> int:
+        return self.bugs + self.correct
+
+
+@dataclass
 class Summary:
     bugs: int = 0
     correct: int = 0
@@ -193,12 +303,15 @@ class Summary:
     failed: int = 0  # error or timeout
     missed: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)  # false positives, by name
-    by_class: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # detected, total
+    by_class: dict[str, ClassCount] = field(default_factory=lambda: defaultdict(ClassCount))
     by_code: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
     @property
     def rate(self) -> float:
         return self.detected / self.bugs if self.bugs else 0.0
+
+
+UNCLASSIFIED = "unclassified"  # a case without `class`
 
 
 def summarise(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], tool: str) -> Summary:
@@ -212,24 +325,34 @@ def summarise(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], tool:
             summary.failed += 1
         elif outcome.verdict == "inconclusive":
             summary.inconclusive += 1
+        count = summary.by_class[case.bug_class or UNCLASSIFIED]
+        count.inconclusive += outcome.verdict == "inconclusive"
         if case.verdict == "different":
             summary.bugs += 1
+            count.bugs += 1
             hit = detected(case, outcome)
             summary.detected += hit
+            count.detected += hit
+            count.missed += not hit and outcome.verdict != "inconclusive"
             if not hit:
-                summary.missed.append(name)
-            bug_class = case.bug_class or (_family(case.codes[0]) + "xx" if case.codes else "unclassified")
-            summary.by_class[bug_class][0] += hit
-            summary.by_class[bug_class][1] += 1
+                summary.missed.append(name if outcome.verdict in ("equivalent", "different")
+                                      else f"{name} ({outcome.verdict})")
             for code in case.codes:
                 summary.by_code[code][0] += code in outcome.codes or (tool == "kernelbench" and hit)
                 summary.by_code[code][1] += 1
         else:
             summary.correct += 1
+            count.correct += 1
             if outcome.verdict == "different":
                 summary.false_positives += 1
+                count.false_positives += 1
                 summary.flagged.append(name)
     return summary
+
+
+def _class_order(names) -> list[str]:
+    known = [name for name in BUG_CLASSES if name in names]
+    return known + sorted(set(names) - set(known))
 
 
 def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseline: bool, when: str) -> str:
@@ -250,11 +373,24 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
     for title, value in rows:
         lines.append(f"| {title} | {cell(ours, value)} | {cell(base, value)} |")
     lines += ["", "The baseline runs the run cases only (a static case has no run to judge).", "",
-              "## Per bug class", "", "| class | lowercheck | baseline |", "| --- | --- | --- |"]
-    for name in sorted(ours.by_class):
-        hit, total = ours.by_class[name]
-        b = base.by_class.get(name) if base else None
-        lines.append(f"| {name} | {hit} / {total} | {f'{b[0]} / {b[1]}' if b else '-'} |")
+              "## Per bug class", "",
+              "A seeded bug is detected, missed or inconclusive; a correct pair (class `none`) can be a false "
+              "positive. The baseline judges the run cases of a class only.", "",
+              "| class | cases | detected | missed | inconclusive | false positives | baseline detected "
+              "| baseline false positives |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in _class_order(ours.by_class):
+        mine = ours.by_class[name]
+        theirs = base.by_class.get(name) if base else None
+        bugs, correct = mine.bugs > 0, mine.correct > 0
+        row = [name, mine.cases, mine.detected if bugs else "-", mine.missed if bugs else "-", mine.inconclusive,
+               mine.false_positives if correct else "-",
+               f"{theirs.detected} / {theirs.bugs}" if theirs and theirs.bugs else "-",
+               f"{theirs.false_positives} / {theirs.correct}" if theirs and theirs.correct else "-"]
+        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+    if any(c.bug_class for c in cases):
+        empty = [name for name in BUG_CLASSES if name not in ours.by_class]
+        lines += ["", "Classes without a case: " + (", ".join(empty) if empty else "none") + "."]
     lines += ["", "## Per expected code", "", "| code | lowercheck reports it | baseline detects the case |",
               "| --- | --- | --- |"]
     for code in sorted(ours.by_code):
@@ -294,4 +430,15 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     return 0 if not ours.missed and not ours.false_positives else 1
 
 
-__all__ = ["Case", "Outcome", "discover", "main", "markdown", "run_corpus", "summarise"]
+__all__ = ["BUG_CLASSES", "Case", "Outcome", "classes_markdown", "discover", "main", "markdown", "run_corpus",
+           "summarise", "write_classes"]
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m lowercheck.batch")
+    parser.add_argument("--write-classes", metavar="README", required=True,
+                        help="rewrite the bug-class table between the markers of README (corpus/README.md)")
+    args = parser.parse_args()
+    print(f"{args.write_classes}: {'updated' if write_classes(Path(args.write_classes)) else 'already current'}")

@@ -838,6 +838,8 @@ def _migration(report: Report, sides: dict[str, SideInfo], options: DiffOptions,
     if options.baseline or not (options.static or options.platforms):
         return
     chosen = migration.platforms(options.platforms, options.gpu)
+    if options.platforms and not any(s.language == "pallas" for s in sides.values()):
+        report.notes.append("migration: --platform checks Pallas sides only; neither side is one")
     for name, side in sides.items():
         frontend = frontend_for(side.path) if side.language == "pallas" else None
         if not hasattr(frontend, "migrate"):

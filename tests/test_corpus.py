@@ -3,7 +3,8 @@ verdict and the codes with the hand-written expectation (the expected codes must
 an equivalent case must report no error).
 
 A case with `mode = "static"` runs with `--no-run` and must report exactly its codes (as errors), so
-a static check is shown to find the bug on its own (errors and warnings both count there); `spec = "FILE"` passes a spec file beside it."""
+a static check is shown to find the bug on its own (errors and warnings both count there); `spec = "FILE"` passes a spec file beside it;
+`args = [...]` adds command-line options (`["--platform", "tpu-v5e"]` for a migration check)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
         command.append("--no-run")
     if "spec" in case:
         command += ["--spec", str(folder / case["spec"])]
+    command += case.get("args", [])  # options the case needs, e.g. ["--platform", "tpu-v5e"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "COLUMNS": "200"})
     doc = json.loads(report.read_text())

@@ -27,15 +27,16 @@ from pathlib import Path
 
 import pytest
 
+from lowercheck.batch import BUG_CLASSES, CLASSES_BEGIN, CLASSES_END, classes_markdown
 from lowercheck.findings import CODES, Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 OPS = sorted(p.parent.name for p in CORPUS.glob("*/expected.toml"))
-CASE_KEYS = {"source", "target", "verdict", "codes", "description"}
+CASE_KEYS = {"source", "target", "verdict", "codes", "class", "description"}
 # A case lowercheck does not get right yet says why in `known_gap` (tests/test_corpus.py expects it to
 # fail); the corpus files themselves are checked the same way.
-OPTIONAL_KEYS = {"known_gap", "mode", "spec"}
+OPTIONAL_KEYS = {"known_gap", "mode", "spec", "args"}  # args: extra `diff` options (--platform)
 VERDICTS = {"equivalent", "different"}
 SIZES = (1, 255, 1000, 4099)
 # The shaped ops: the sizes of their launchers (tails in every dimension, and whole tiles).
@@ -47,7 +48,19 @@ SHAPED_SIZES = {
     # max subtraction).
     "softmax": [[1, 1], [3, 31], [4, 128], [7, 1000], [2, 50, 100.0]],
     "layernorm": [[1, 1], [3, 31], [4, 128], [7, 1000]],  # rows, cols
+    "prefix_scan": [[1, 1], [3, 31], [4, 128], [5, 300]],  # rows, cols
+    "histogram": [[1, 5], [255, 7], [1000, 16], [4099, 300]],  # n, bins
+    # seq, d (d <= 64); the last run's inputs are scaled by 6 (scores up to ~130: exp overflows
+    # without the max subtraction).
+    "attention": [[1, 8], [17, 8], [40, 33], [33, 64], [40, 33, 6.0]],
+    # rows, cols; cols = 1 with rows of small values is where a dropped eps shows.
+    "rmsnorm": [[1, 1], [3, 31], [4, 128], [7, 1000], [64, 1]],
+    # rows, cols; the last run's logits are scaled by 100 (exp overflows without the max subtraction).
+    "cross_entropy": [[1, 1], [3, 31], [4, 128], [7, 1000], [5, 50, 100.0]],
+    "rotary": [[1, 1], [3, 31], [13, 33], [4, 64]],  # seq, half (x is seq x 2 * half)
 }
+# The dtype of the outputs (fp32 unless said here).
+OUT_DTYPES = {"histogram": "torch.int32"}
 
 
 def sizes_of(op: str) -> list:
@@ -102,7 +115,7 @@ def test_expected_toml_is_well_formed(op):
             assert isinstance(case["known_gap"], str) and case["known_gap"].strip(), f"{where}: known_gap"
         assert (folder / case["source"]).is_file(), f"{where}: missing {case['source']}"
         assert (folder / case["target"]).is_file(), f"{where}: missing {case['target']}"
-        assert case["source"].endswith(".cu") and case["target"].endswith(".py"), where
+        assert case["source"].endswith((".cu", "_ref.py")) and case["target"].endswith(".py"), where
         assert case["verdict"] in VERDICTS, where
         assert isinstance(case["codes"], list), where
         assert case["codes"] == sorted(set(case["codes"])), f"{where}: codes unsorted or repeated"
@@ -122,6 +135,19 @@ def test_expected_toml_is_well_formed(op):
         if "spec" in case:
             assert (folder / case["spec"]).is_file(), f"{where}: missing spec {case['spec']}"
         assert isinstance(case["description"], str) and case["description"].strip(), where
+        # The bug class: one of the documented list; `none` exactly for the correct ports.
+        assert case["class"] in BUG_CLASSES, f"{where}: class {case['class']!r} is not in lowercheck.batch.BUG_CLASSES"
+        assert (case["class"] == "none") == (case["verdict"] == "equivalent"), \
+            f"{where}: class `none` goes with verdict equivalent, and only with it"
+
+
+def test_readme_lists_the_bug_classes():
+    """corpus/README.md shows BUG_CLASSES (the one list), as `--write-classes` writes it."""
+    text = (CORPUS / "README.md").read_text()
+    start, end = text.find(CLASSES_BEGIN), text.find(CLASSES_END)
+    assert 0 <= start < end, "corpus/README.md lacks the bug-class markers"
+    assert text[start:end + len(CLASSES_END)] == classes_markdown(), \
+        "the bug-class table is stale: python -m lowercheck.batch --write-classes corpus/README.md"
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -132,13 +158,18 @@ def test_every_file_has_a_case(op):
     # of more cases against other CUDA sources (a CUDA-side bug, or a different correct CUDA kernel).
     pairs = [(c["source"], c["target"]) for c in cases]
     assert len(pairs) == len(set(pairs)), f"{op}: a (source, target) pair appears twice"
-    assert sorted(set(c["target"] for c in cases)) == sorted(p.name for p in folder.glob("*.py"))
+    # `<launcher>_ref.py` is the PyTorch reference (KernelBench format): a source, never a target.
+    ports = sorted(p.name for p in folder.glob("*.py") if not p.name.endswith("_ref.py"))
+    references = {p.name for p in folder.glob("*_ref.py")}
+    assert references == {f"{cu_stem(op)}_ref.py"}, f"{op}: one PyTorch reference, {cu_stem(op)}_ref.py"
+    assert sorted(set(c["target"] for c in cases)) == ports
     reference = f"{cu_stem(op)}.cu"
     assert (folder / reference).is_file(), f"{op}: no reference {reference}"
     against_reference = [c["target"] for c in cases if c["source"] == reference]
-    assert sorted(against_reference) == sorted(p.name for p in folder.glob("*.py")), \
-        f"{op}: every port needs exactly one case against {reference}"
-    assert {c["source"] for c in cases} == {p.name for p in folder.glob("*.cu")}
+    assert sorted(against_reference) == ports, f"{op}: every port needs exactly one case against {reference}"
+    assert {c["source"] for c in cases} == {p.name for p in folder.glob("*.cu")} | references
+    assert any(c["source"] in references and c["verdict"] == "equivalent" for c in cases), \
+        f"{op}: the PyTorch reference against a correct port"
     verdicts = [c["verdict"] for c in cases]
     assert verdicts.count("different") >= 3, f"{op}: fewer than 3 seeded bugs"
     assert verdicts.count("equivalent") >= 2, f"{op}: needs the port and a different-looking one"
@@ -181,6 +212,7 @@ typedef struct CUstream_st* cudaStream_t;
 extern "C" int cudaConfigureCall(dim3, dim3, size_t = 0, cudaStream_t = 0);
 extern "C" int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, void* = 0);
 __device__ float expf(float);
+__device__ float logf(float);
 __device__ float tanhf(float);
 __device__ float erff(float);
 __device__ float sqrtf(float);
@@ -296,6 +328,43 @@ def _layernorm(x):
     return (x - mean) / np.sqrt(var + 1e-5)
 
 
+def _histogram(x, counts):
+    v = x.astype(np.int64)
+    v = v[(v >= 0) & (v < counts.size)]
+    return counts + np.bincount(v, minlength=counts.size)
+
+
+def _rmsnorm(x, w):
+    return x * w / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+
+
+def _cross_entropy(x, target):
+    m = x.max(axis=1)
+    lse = m + np.log(np.exp(x - m[:, None]).sum(axis=1))
+    return lse - x[np.arange(x.shape[0]), target.astype(np.int64)]
+
+
+def _rotary(x, c, s):
+    half = c.shape[1]
+    a, b = x[:, :half], x[:, half:]
+    return np.concatenate([a * c - b * s, b * c + a * s], axis=1)
+
+
+def _attention(q, k, v):
+    s = q @ k.T / np.sqrt(q.shape[1])
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    return (p @ v) / p.sum(axis=1, keepdims=True)
+
+
+def _attention_allowance(q, k, v):
+    # A score off by ds moves the weights by about ds (relative), the output by up to 2 ds max|v|;
+    # ds: the dot's typical-case fp32 error sqrt(d) u (|q| |k|) / sqrt(d); then the weighted sum's
+    # and exp's roundings (seq + 8) u max|v|.
+    seq, d = q.shape
+    ds = np.sqrt(d) * U * (np.abs(q) @ np.abs(k).T) / np.sqrt(d)
+    return (2 * ds.max(axis=1, keepdims=True) + (seq + 8) * U) * np.abs(v).max()
+
+
 # The shaped ops: sizes -> input shapes; the float64 reference; and an error allowance beyond
 # assert_close's fp32 tolerance for reductions (the worst-case fp32 bound gamma_K * (|a| |b| summed)
 # for a reduction of length K: a fixed tolerance is too tight for long sums, see REVIEW-FACTS.md).
@@ -306,7 +375,26 @@ SHAPED = {
                lambda a, b: a.shape[1] * U * (np.abs(a) @ np.abs(b))),
     "softmax": (lambda rows, cols: [(rows, cols)], _softmax, lambda x: 0.0),
     "layernorm": (lambda rows, cols: [(rows, cols)], _layernorm, lambda x: 0.0),
+    "prefix_scan": (lambda rows, cols: [(rows, cols)], lambda x: np.cumsum(x, axis=1),
+                    lambda x: x.shape[1] * U * np.cumsum(np.abs(x), axis=1)),
+    "histogram": (lambda n, bins: [(n,), (bins,)], _histogram, lambda x, counts: 0.0),
+    "attention": (lambda seq, d: [(seq, d)] * 3, _attention, _attention_allowance),
+    "rmsnorm": (lambda rows, cols: [(rows, cols), (cols,)], _rmsnorm,
+                lambda x, w: x.shape[1] * U * np.abs(_rmsnorm(x, w))),
+    "cross_entropy": (lambda rows, cols: [(rows, cols), (rows,)], _cross_entropy,
+                      lambda x, target: x.shape[1] * U * (1.0 + np.abs(_cross_entropy(x, target)))),
+    "rotary": (lambda seq, half: [(seq, 2 * half), (seq, half), (seq, half)], _rotary, lambda x, c, s: 0.0),
 }
+# Inputs other than standard normal fp32: histogram's x holds int32 values in [-2, bins + 2] (some
+# outside the bins), and its counts (destination passing: accumulated into) start at small counts.
+MAKERS = {
+    # cross_entropy's targets: int64 class indices in [0, cols).
+    "cross_entropy": lambda g, rows, cols: [None, torch.randint(0, cols, (rows,), generator=g, dtype=torch.int64)],
+    "histogram": lambda g, n, bins: [torch.randint(-2, bins + 3, (n,), generator=g, dtype=torch.int32),
+                                     torch.randint(0, 5, (bins,), generator=g, dtype=torch.int32)],
+}
+# Inputs the operation is meant to change (destination passing): not an LC306 when they do.
+INOUT = {"histogram": {1}}
 op, sizes, jobs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 n_inputs, ref = REFS.get(op, (None, None))
 
@@ -324,9 +412,12 @@ def _run_shaped(wrapper, dims, res):
         g = torch.Generator().manual_seed(1000 + sum(ints))
         _buffers.clear()
         inputs = []
-        for shape in shapes_of(*ints):
-            t = _padded(math.prod(shape), fill).view(shape)
-            t.copy_(torch.randn(shape, generator=g, dtype=torch.float32) * scale)
+        made = MAKERS[op](g, *ints) if op in MAKERS else [None] * len(shapes_of(*ints))
+        for shape, value in zip(shapes_of(*ints), made):
+            if value is None:
+                value = torch.randn(shape, generator=g, dtype=torch.float32) * scale
+            t = _padded(math.prod(shape), fill, value.dtype).view(shape)
+            t.copy_(value)
             inputs.append(t)
         before = [t.clone() for t in inputs]
         torch.empty, torch.empty_like = _poisoned_empty, _poisoned_empty_like_shaped
@@ -353,7 +444,8 @@ def _run_shaped(wrapper, dims, res):
         "poison_left": int((~written).sum()),
         "wrong_written": int((written & finite & ~close).sum()) if same_shape else int(written.sum()),
         "nonfinite_mismatch": int((written & (finite != np.isfinite(expect))).sum()),
-        "inputs_changed": any(not torch.equal(a, b) for a, b in zip(inputs + inputs1, before + before1)),
+        "inputs_changed": any(not torch.equal(a, b) for i, (a, b) in enumerate(zip(inputs + inputs1, before + before1))
+                              if i % len(inputs) not in INOUT.get(op, ())),
         "padding_written": padding0 or padding1,
         "reads_padding": not torch.equal(out.view(torch.int32), out1.view(torch.int32)),
     })
@@ -417,7 +509,7 @@ print("@@RESULTS@@" + json.dumps(results))
 def _port_cases() -> dict[str, tuple[str, dict]]:
     """Each port with its case against the reference CUDA source (what its own run must show)."""
     return {f"{op}/{case['target']}": (op, case) for op, case in all_cases()
-            if case["source"] == f"{cu_stem(op)}.cu"}
+            if case["source"] == f"{cu_stem(op)}.cu" and "pallas_call" not in (CORPUS / op / case["target"]).read_text()}
 
 
 def _run_child(op: str, jobs: list[str]) -> dict:
@@ -477,7 +569,8 @@ def test_port_runs_in_the_interpreter(key):
     runs = res["runs"]
     assert [r["n"] for r in runs] == sizes_of(op)
     for r in runs:
-        assert r["dtype"] == "torch.float32" and r["shape"] == r.get("expected_shape", [r["n"]]), r
+        assert r["dtype"] == OUT_DTYPES.get(op, "torch.float32"), r
+        assert r["shape"] == r.get("expected_shape", [r["n"]]), r
     if case["verdict"] == "equivalent":
         for r in runs:
             assert r["poison_left"] == 0 and r["wrong_written"] == 0, r

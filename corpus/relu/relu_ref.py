@@ -1,6 +1,6 @@
-# PyTorch reference (KernelBench format) for relu. torch.relu propagates NaN (relu(NaN) = NaN), as
-# fmaxf in the CUDA reference does not: the ports follow the CUDA reference, so the corpus pairs
-# this reference only with special-value-free checks in mind (see expected.toml).
+# PyTorch reference (KernelBench format) for relu as the CUDA reference computes it: fmaxf(x, 0),
+# which returns 0 for NaN (C's fmax ignores a NaN operand). torch.fmax has the same semantics;
+# torch.relu would keep the NaN.
 import torch
 import torch.nn as nn
 
@@ -9,7 +9,7 @@ N = 5000
 
 class Model(nn.Module):
     def forward(self, x):
-        return torch.clamp_min(x, 0.0)
+        return torch.fmax(x, torch.zeros_like(x))
 
 
 def get_inputs():

@@ -44,6 +44,12 @@ def _lower(language: str, path: str, entry: str, binding: Binding) -> str:
     return ir.print_ir(module, debuginfo=True)
 
 
+def _migrate(language: str, path: str, entry: str, binding: Binding, sweep: list[dict[str, int]],
+             platforms: list[dict]) -> str:
+    facts = importlib.import_module(f"lowercheck.frontends.{language}").migrate(path, entry, binding, sweep, platforms)
+    return json.dumps(facts)
+
+
 def _entries_to_json(found: list[EntryCandidate]) -> str:
     return json.dumps([{"name": c.name, "location": [c.location.file, c.location.line, c.location.column],
                         "params": [[p.name, p.kind, p.dtype] for p in c.params], "launches": list(c.launches)}
@@ -108,6 +114,18 @@ class IsolatedFrontend:
             text = self._call(_lower, path, entry, binding, what=f"lowering {path}:{entry}")
             cache.put("lowered", key, text)
         return ir.parse(text, path)
+
+    def migrate(self, path: str, entry: str, binding: Binding, sweep: list[dict[str, int]],
+                platforms: list[dict]) -> dict:
+        """The migration facts of `entry` (a front end with a `migrate`: Pallas), cached like `lower`."""
+        key = cache.key(self.language, cache.source_digest(path), entry, repr(binding), json.dumps(sweep),
+                        json.dumps(platforms, sort_keys=True))
+        text = cache.get("migration", key)
+        if text is None:
+            text = self._call(_migrate, path, entry, binding, sweep, platforms,
+                              what=f"checking {path}:{entry} for {', '.join(p['name'] for p in platforms)}")
+            cache.put("migration", key, text)
+        return json.loads(text)
 
     def close(self, kill: bool = False) -> None:
         if self._pool is None:

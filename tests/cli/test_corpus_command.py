@@ -71,3 +71,108 @@ def test_corpus_runs_resumes_and_compares_with_the_baseline(tmp_path: Path) -> N
     again = subprocess.run([sys.executable, "-m", "lowercheck", "corpus", str(root), "--json", str(results),
                             "--baseline", "kernelbench"], capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and len(results.read_text().splitlines()) == 1 + 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Per bug class: counted from fake outcomes (nothing runs).
+
+from lowercheck import batch  # noqa: E402
+from lowercheck.batch import Case, Outcome  # noqa: E402
+
+
+def _case(target: str, verdict: str, codes: tuple[str, ...], bug_class: str | None, mode: str = "run") -> Case:
+    return Case("/corpus/op", "k.cu", target, verdict, codes, "", mode=mode, bug_class=bug_class)
+
+
+CLASS_CASES = [
+    _case("ok.py", "equivalent", (), "none"),
+    _case("ok_flagged.py", "equivalent", (), "none"),
+    _case("ok_unsure.py", "equivalent", (), "none"),
+    _case("tail.py", "different", ("LC201",), "unmasked-tail"),
+    _case("tail_other_family.py", "different", ("LC201",), "unmasked-tail"),
+    _case("tail_unsure.py", "different", ("LC201",), "unmasked-tail"),
+    _case("tail_passed.py", "different", ("LC201",), "unmasked-tail"),
+    _case("math.py", "different", ("LC301",), "wrong-math"),
+    _case("floor.py", "different", ("LC202",), "coverage", mode="static"),
+    _case("old.py", "different", ("LC301",), None),
+]
+
+
+def _outcome(target: str, tool: str, verdict: str, codes: tuple[str, ...] = ()) -> tuple[tuple[str, str], Outcome]:
+    case = next(c for c in CLASS_CASES if c.target == target)
+    return (case.key, tool), Outcome(case.key, tool, verdict, list(codes))
+
+
+CLASS_OUTCOMES = dict([
+    _outcome("ok.py", "lowercheck", "equivalent"),
+    _outcome("ok_flagged.py", "lowercheck", "different", ("LC301",)),  # a false positive
+    _outcome("ok_unsure.py", "lowercheck", "inconclusive"),
+    _outcome("tail.py", "lowercheck", "different", ("LC201", "LC101")),  # detected
+    _outcome("tail_other_family.py", "lowercheck", "different", ("LC301",)),  # missed: another family
+    _outcome("tail_unsure.py", "lowercheck", "inconclusive"),
+    _outcome("tail_passed.py", "lowercheck", "equivalent"),  # missed
+    _outcome("math.py", "lowercheck", "error"),  # missed: failed
+    _outcome("floor.py", "lowercheck", "different", ("LC202",)),  # detected (static: no baseline run)
+    _outcome("old.py", "lowercheck", "different", ("LC301",)),
+    _outcome("ok.py", "kernelbench", "equivalent"),
+    _outcome("ok_flagged.py", "kernelbench", "different"),
+    _outcome("ok_unsure.py", "kernelbench", "equivalent"),
+    _outcome("tail.py", "kernelbench", "equivalent"),
+    _outcome("tail_other_family.py", "kernelbench", "different"),
+    _outcome("tail_unsure.py", "kernelbench", "different"),
+    _outcome("tail_passed.py", "kernelbench", "equivalent"),
+    _outcome("math.py", "kernelbench", "different"),
+    _outcome("old.py", "kernelbench", "equivalent"),
+])
+
+
+def test_summary_counts_per_bug_class() -> None:
+    ours = batch.summarise(CLASS_CASES, CLASS_OUTCOMES, "lowercheck")
+    counts = {name: (c.cases, c.detected, c.missed, c.inconclusive, c.false_positives)
+              for name, c in ours.by_class.items()}
+    assert counts == {"none": (3, 0, 0, 1, 1), "unmasked-tail": (4, 1, 2, 1, 0), "wrong-math": (1, 0, 1, 0, 0),
+                      "coverage": (1, 1, 0, 0, 0), "unclassified": (1, 1, 0, 0, 0)}
+    base = batch.summarise([c for c in CLASS_CASES if c.mode == "run"], CLASS_OUTCOMES, "kernelbench")
+    assert {name: (c.bugs, c.detected, c.correct, c.false_positives) for name, c in base.by_class.items()} == {
+        "none": (0, 0, 3, 1), "unmasked-tail": (4, 2, 0, 0), "wrong-math": (1, 1, 0, 0), "unclassified": (1, 0, 0, 0)}
+
+
+def test_markdown_has_the_per_class_table_beside_the_baseline() -> None:
+    text = batch.markdown(CLASS_CASES, CLASS_OUTCOMES, True, "today")
+    section = text[text.index("## Per bug class"):text.index("## Per expected code")]
+    rows = [line for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith(("| class", "| ---"))]
+    # class | cases | detected | missed | inconclusive | false positives | baseline detected | baseline FP,
+    # in the order of BUG_CLASSES, cases without a class last.
+    assert rows == [
+        "| none | 3 | - | - | 1 | 1 | - | 1 / 3 |",
+        "| unmasked-tail | 4 | 1 | 2 | 1 | - | 2 / 4 | - |",
+        "| coverage | 1 | 1 | 0 | 0 | - | - | - |",  # static: the baseline has no run to judge
+        "| wrong-math | 1 | 0 | 1 | 0 | - | 1 / 1 | - |",
+        "| unclassified | 1 | 1 | 0 | 0 | - | 0 / 1 | - |",
+    ]
+    empty = next(line for line in section.splitlines() if line.startswith("Classes without a case:"))
+    assert "double-write" in empty and "unmasked-tail" not in empty and "none," not in empty
+    # The per-code table stays.
+    assert "| LC201 | 1 / 4 | 2 / 4 |" in text
+    # Without the baseline, its columns are empty.
+    alone = batch.markdown(CLASS_CASES, CLASS_OUTCOMES, False, "today")
+    assert "| unmasked-tail | 4 | 1 | 2 | 1 | - | - | - |" in alone
+    # The missed list says why a case was not judged.
+    assert "- op/math.py vs k.cu (error)" in text and "- op/tail_unsure.py vs k.cu (inconclusive)" in text
+
+
+def test_results_file_carries_the_class(tmp_path: Path, monkeypatch) -> None:
+    def fake_run(case: Case, tool: str, limit_s: float) -> Outcome:
+        return Outcome(case.key, tool, "equivalent" if case.verdict == "equivalent" else "different", [])
+
+    monkeypatch.setattr(batch, "run_case", fake_run)
+    results = tmp_path / "results.jsonl"
+    batch.run_corpus(CLASS_CASES[:4], results, 2, baseline=True, limit_s=10, progress=False)
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(lines) == 8
+    assert {(r["key"].split(":")[2], r["tool"], r["bug_class"]) for r in lines} >= {
+        ("ok.py", "lowercheck", "none"), ("tail.py", "kernelbench", "unmasked-tail")}
+    # An older results file without the field still loads.
+    results.write_text(json.dumps({"key": "a", "tool": "lowercheck", "verdict": "equivalent"}) + "\n")
+    assert batch.load_results(results)[("a", "lowercheck")].bug_class is None

@@ -38,6 +38,14 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     return _lower(path, entry, binding)
 
 
+def migrate(path: str, entry: str, binding: Binding, sweep, platforms) -> dict:
+    """What `entry`'s kernels are on each migration platform, at each size of `sweep`: block shapes,
+    whether `jax.export` lowers them, and Triton's resource use for a GPU (`migration.py`)."""
+    from lowercheck.frontends.pallas.migration import migrate as _migrate
+
+    return _migrate(path, entry, binding, sweep, platforms)
+
+
 def warm_up() -> None:
     """Import JAX (on the CPU) and the IR, so a worker process does it while the main process
     lowers the other side."""
