@@ -99,9 +99,17 @@ def test_code_pages(code: str) -> None:
     assert done.returncode == 0 and "What it checks" in done.stdout
 
 
-def test_two_untyped_sides_need_a_spec() -> None:
-    done = lowercheck("diff", VADD_PY, VADD_PY.replace("vadd.py", "vadd_sub.py"), "--no-run")
-    assert_clean_error(done, 2, "vadd.py:", "arguments of `vadd` are unknown: x, y", "[args.NAME]")
+def test_two_untyped_sides_are_compared_on_assumed_arguments_said_in_a_note(tmp_path: Path) -> None:
+    """Neither side is typed (two Python ports): the first side's arguments are assumed from its
+    wrapper, the report says so and how to override it, and the comparison still finds the bug."""
+    import json
+
+    report = tmp_path / "r.json"
+    done = lowercheck("diff", VADD_PY, VADD_PY.replace("vadd.py", "vadd_sub.py"), "--json", str(report))
+    doc = json.loads(report.read_text())
+    note = next(n for n in doc["notes"] if "neither side has a typed signature" in n)
+    assert "x: float32[n], y: float32[n]" in note and "[args.NAME]" in note
+    assert done.returncode == 1 and "LC301" in {f["code"] for f in doc["findings"]}, done.stdout
 
 
 def test_unsupported_construct_is_inconclusive_lc901(tmp_path: Path) -> None:
