@@ -666,9 +666,10 @@ def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: 
         key = tuple(sorted(run.sizes.items()))
         if key not in per_sizes and source.entry_op.scheduled:
             per_sizes[key] = _reduction_facts(source.at(run.sizes), [s for s, _ in outputs], inputs_of, run.sizes)
-        elif key not in per_sizes:  # a PyTorch reference: K from the kernel's dependences; it sums in >= f32
+        elif key not in per_sizes:  # a PyTorch reference: K from its operator graph and from the kernel's
             lengths, _ = _reduction_facts(target.at(run.sizes), [t for _, t in outputs], target_inputs, run.sizes)
-            per_sizes[key] = ({s: lengths[t] for s, t in outputs if t in lengths}, {})
+            graph = operators.reduction_lengths(source.entry_op, run.sizes)
+            per_sizes[key] = ({s: k for s, t in outputs if (k := max(lengths.get(t, 1), graph.get(s, 1))) > 1}, {})
         lengths, accumulations = per_sizes[key]
         magnitude = _input_magnitude(plans[index])
         pairs = []

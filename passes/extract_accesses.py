@@ -918,11 +918,19 @@ def _value_op(op: Operation, st: State) -> None:
         if op.name == "tt.dot":  # (m, k) x (k, n) -> (m, n): the k lanes are summed over
             a_dims, b_dims = (getattr(v, "dims", ()) for v in operands[:2])
             if len(a_dims) == 2 and len(b_dims) == 2:
-                dims = (a_dims[0], b_dims[1])
+                b_sources = sources_of(operands[1])
+                n_lane = b_dims[1]
+                if n_lane is not None and n_lane == a_dims[0]:
+                    # One arange for a's rows and b's columns (Triton merges equal make_ranges: q's
+                    # rows and k's rows in q @ k^T with BLOCK_M == BLOCK_N): the two output
+                    # dimensions are different lanes, so b's is renamed to a fresh one.
+                    n_lane = st.fresh_lane(*st.lane_ranges.get(b_dims[1], (0, shape_of(r)[1])))
+                    b_sources = renamed(b_sources, {b_dims[1]: n_lane})
+                dims = (a_dims[0], n_lane)
                 srcs = frozenset(f"{s}/{a_dims[1].name}" if a_dims[1] is not None and s != MOVED
                                  else s for s in sources_of(operands[0])) | \
                     frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED
-                              else s for s in sources_of(operands[1])) | sources_of(*operands[2:])
+                              else s for s in b_sources) | sources_of(*operands[2:])
         st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
 
 

@@ -194,7 +194,7 @@ def test_cuda_compiles_with_nvcc(path, tmp_path):
 
 
 # What the corpus may assume of a shim: the CUDA qualifiers, the builtin index variables, dim3, the
-# launch configuration call, and the five float math functions. No CUDA header.
+# launch configuration call, the float math functions, barriers, shuffles and atomicAdd. No CUDA header.
 CLANG_SHIM = r"""
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -220,6 +220,8 @@ __device__ float fmaxf(float, float);
 __device__ void __syncthreads();
 __device__ float __shfl_down_sync(unsigned int, float, unsigned int, int = 32);
 __device__ float __shfl_xor_sync(unsigned int, float, int, int = 32);
+__device__ int atomicAdd(int*, int);
+__device__ float atomicAdd(float*, float);
 """
 
 

@@ -251,6 +251,7 @@ class _Scratch:
             tracker = np.int16 if block_threads < (1 << 15) - 1 else np.int32
             self.readers = np.zeros((2, self.data.size), tracker)
             self.writers = np.zeros((2, self.data.size), tracker)
+            self.atomics = np.zeros((2, self.data.size), tracker)  # atomic updaters: no race among them
             self.pending: list[tuple[np.ndarray, np.ndarray]] = []
             self.wrote = False  # a write happened in the current interval
 
@@ -279,20 +280,22 @@ class _Scratch:
         self.complete = self.complete or bool(self.written.all())
         if len(slots) == self.instances:
             self.pending, self.wrote = [], False
-            if self.readers.any() or self.writers.any():
+            if self.readers.any() or self.writers.any() or self.atomics.any():
                 self.readers.fill(0)
                 self.writers.fill(0)
+                self.atomics.fill(0)
             return
         self.join_pending()  # blocks that did not arrive keep their interval going
         rows = (slots[:, None] * self.extent + np.arange(self.extent)).ravel()
         self.readers[:, rows] = 0
         self.writers[:, rows] = 0
+        self.atomics[:, rows] = 0
 
     def new_warp_interval(self, synced: np.ndarray, warps_per_block: int) -> None:
         """`__syncwarp` orders the accesses of the lanes it synchronised: forget the elements that
         only threads of one warp touched, all of them lanes in `synced` (bits per warp of the chunk)."""
         self.join_pending()
-        seen = np.concatenate([self.readers, self.writers]).astype(np.int64)  # thread + 1, 0: none
+        seen = np.concatenate([self.readers, self.writers, self.atomics]).astype(np.int64)  # thread + 1
         touched = seen != 0
         slot = np.arange(self.data.size, dtype=np.int64) // self.extent
         warp = np.where(touched, slot * warps_per_block + (seen - 1) // 32, -1)
@@ -302,6 +305,7 @@ class _Scratch:
         forget = touched.any(axis=0) & covered.all(axis=0) & one_warp
         self.readers[:, forget] = 0
         self.writers[:, forget] = 0
+        self.atomics[:, forget] = 0
 
 
 def _bind_params(params: Sequence[ParamOp], args: dict[str, Any]) -> tuple[dict[str, _Buffer],
@@ -1116,8 +1120,10 @@ def _mark_written(mem: Any, lanes: np.ndarray, address: np.ndarray) -> None:
 
 
 def _track_shared(chunk: _Chunk, op: Operation, mem: _Scratch, lanes: np.ndarray, address: np.ndarray,
-                  flat: np.ndarray, write: bool) -> None:
-    """LC207: check this access against the interval's earlier readers and writers, then join them."""
+                  flat: np.ndarray, write: bool, atomic: bool = False) -> None:
+    """LC207: check this access against the interval's earlier readers and writers, then join them.
+    An atomic is a write that races with other threads' plain reads and writes, not with their atomics."""
+    write = write or atomic
     a = address[lanes]
     thread = (chunk.lane_thread[lanes] + 1).astype(mem.readers.dtype)
     if not write and not mem.wrote:  # nothing to race with yet
@@ -1127,13 +1133,14 @@ def _track_shared(chunk: _Chunk, op: Operation, mem: _Scratch, lanes: np.ndarray
         mem.join_pending()
         mem.wrote = True
     other = np.zeros(len(a), thread.dtype)  # a conflicting thread + 1, or 0
-    by_writer = np.zeros(len(a), np.bool_)
-    for rows, wrote in ((mem.writers, True), (mem.readers, False)) if write else ((mem.writers, True),):
+    by_writer = np.zeros(len(a), np.int8)  # what the other thread did: 0 read, 1 wrote, 2 updated atomically
+    checked = [(mem.writers, 1)] + ([(mem.readers, 0)] if write else []) + ([] if atomic else [(mem.atomics, 2)])
+    for rows, wrote in checked:
         for row in rows:
             seen = row[a]
             hit = (other == 0) & (seen != 0) & (seen != thread)
             other[hit], by_writer[hit] = seen[hit], wrote
-    if write:  # two lanes of this very store on one element
+    if write and not atomic:  # two lanes of this very store on one element
         order = np.argsort(a, kind="stable")
         same = a[order][1:] == a[order][:-1]
         later, earlier = order[1:][same], order[:-1][same]
@@ -1147,10 +1154,10 @@ def _track_shared(chunk: _Chunk, op: Operation, mem: _Scratch, lanes: np.ndarray
         me, them = int(thread[k]) - 1, int(other[k]) - 1
         chunk.machine.emit(
             "LC207", op, f"race on shared `{mem.name}[{index}]` in block {block}: thread {me} "
-            f"{'writes' if write else 'reads'} it and thread {them} {'wrote' if by_writer[k] else 'read'} "
-            "it with no barrier in between", mem.name,
+            f"{'updates' if atomic else 'writes' if write else 'reads'} it and thread {them} "
+            f"{('read', 'wrote', 'updated')[by_writer[k]]} it with no barrier in between", mem.name,
             where={"block": block, "thread": me, "other_thread": them, "index": index})
-    mem.join(mem.writers if write else mem.readers, a, thread)
+    mem.join(mem.atomics if atomic else mem.writers if write else mem.readers, a, thread)
 
 
 def _track_global(chunk: _Chunk, op: Operation, mem: _Buffer, lanes: np.ndarray, address: np.ndarray) -> None:
@@ -1327,6 +1334,8 @@ def _atomic(chunk: _Chunk, op: Operation, mask: Mask, indices: Sequence[SSAValue
     lanes = np.flatnonzero(ok)
     if len(lanes):
         _check_read(chunk, op, mem, lanes, address, flat)
+        if mem.space == "shared":
+            _track_shared(chunk, op, mem, lanes, address, flat, write=True, atomic=True)
         _mark_written(mem, lanes, address)
         out[lanes] = apply(mem.data, address[lanes], lanes)
     return (out,)

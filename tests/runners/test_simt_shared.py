@@ -632,6 +632,15 @@ def test_atomics_on_shared_memory_then_uninitialised_use():
     unzeroed = ir.replace("memref.store %zero, %h[%tx] : memref<8xi32, 3>", "")
     event = only(run(unzeroed, x=x, out=poisoned(24, np.int32)), "LC210")
     assert event.buffer == "h"
+    # atomics of many threads on one bin in one interval are no race; a plain read of the bins in the
+    # same interval as other threads' atomics is (the barrier before the flush removed)
+    unsynced = ir.replace(
+        '%old = "memref.atomic_rmw"(%one, %h, %bin) <{kind = 1 : i64}> : (i32, memref<8xi32, 3>, index) -> i32\n'
+        '    "gpu.barrier"() : () -> ()',
+        '%old = "memref.atomic_rmw"(%one, %h, %bin) <{kind = 1 : i64}> : (i32, memref<8xi32, 3>, index) -> i32')
+    assert unsynced != ir
+    event = only(run(unsynced, x=x, out=poisoned(24, np.int32)), "LC207")
+    assert event.buffer == "h" and "reads it and thread" in event.message and "updated it" in event.message
 
 
 # --- precision, shadow mode, index overflow ------------------------------------------------------

@@ -182,6 +182,8 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
     user_inputs = [s.arg.name for s in exported.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
     nodes = {n.name: n for n in exported.graph.nodes}
     names: dict[sympy.Symbol, str | int] = {}
+    specialised: dict[int, list[str]] = {}  # example value -> the names of inputs' specialised dims
+    mutated = _mutated_inputs(exported)  # updated in place (destination passing): role inout
     example_sizes: dict[str, int] = {}
     params: list[ParamOp] = []
     placeholder_of: dict[str, str] = {}
@@ -210,16 +212,29 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
         placeholder_of[placeholder] = name
         shape = nodes[placeholder].meta["val"].shape
         given = arg.shape if isinstance(arg, TensorArg) else ()
+        extents = []
         for dim, extent in enumerate(shape):
             symbol = _symbol(extent)
-            if symbol is None or symbol in names:
-                continue
             named = given[dim] if dim < len(given) else f"{name}_size{dim}"
-            names[symbol] = named if isinstance(named, int) or not str(named).lstrip("-").isdigit() else int(named)
-            if isinstance(names[symbol], str):
-                example_sizes.setdefault(str(names[symbol]), int(value.shape[dim]))
-        params.append(ParamOp(name, "buffer", "in", element_type(_dtype(value.dtype), where),
-                              [_extent(e, names) for e in shape]))
+            named = int(named) if str(named).lstrip("-").isdigit() else str(named)
+            if symbol is None:
+                # Specialised by export (the code computes with it in Python: `math.sqrt(x.shape[1])`);
+                # the reference still runs eagerly at any size, so a dimension the binding names, or
+                # any but a 1, stays a size; an output extent equal to it takes its name.
+                if isinstance(named, str) and (given or int(extent) > 1):
+                    specialised.setdefault(int(extent), []).append(named)
+                    example_sizes.setdefault(named, int(value.shape[dim]))
+                    extents.append(named)
+                else:
+                    extents.append(str(int(extent)))
+                continue
+            if symbol not in names:
+                names[symbol] = named
+                if isinstance(named, str):
+                    example_sizes.setdefault(named, int(value.shape[dim]))
+            extents.append(_extent(extent, names))
+        role = "inout" if placeholder in mutated else "in"
+        params.append(ParamOp(name, "buffer", role, element_type(_dtype(value.dtype), where), extents))
     operators: list[AtenOp] = []
     for node in exported.graph.nodes:
         if node.op != "call_function":
@@ -229,7 +244,7 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
             continue  # a size computation or a tuple of tensors (its getitem users are ops too)
         operands = [placeholder_of.get(a.name, a.name) if isinstance(a, torch.fx.Node) else _constant(a)
                     for a in node.args]
-        op = AtenOp(str(node.target), node.name, operands, [_extent(e, names) for e in value.shape],
+        op = AtenOp(str(node.target), node.name, operands, [_output_extent(e, names, specialised) for e in value.shape],
                     element_type(_dtype(value.dtype), where))
         if (line := _line(node, path)) is not None:
             op.location = FileLineColLoc(StringAttr(path), IntAttr(line), IntAttr(0))
@@ -242,7 +257,7 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
     for index, node in enumerate(returned):
         value = node.meta["val"]
         params.append(ParamOp(f"return{index}", "buffer", "out", element_type(_dtype(value.dtype), where),
-                              [_extent(e, names) for e in value.shape]))
+                              [_output_extent(e, names, specialised) for e in value.shape]))
         renames[node.name] = f"return{index}"
     for op in operators:
         if op.result.data in renames:
@@ -264,6 +279,29 @@ def _line(node: Any, path: str) -> int | None:
         if os.path.realpath(match.group(1)) == real:
             found = int(match.group(2))
     return found
+
+
+def _mutated_inputs(exported: Any) -> set[str]:
+    """The input placeholders the reference updates in place: those export lists, and the first
+    argument of an in-place ATen op (`scatter_add_`, `add_`, `copy_`) when it is an input."""
+    import torch
+
+    found = set(exported.graph_signature.user_inputs_to_mutate.values())
+    for node in exported.graph.nodes:
+        if node.op != "call_function" or not node.args or not isinstance(node.args[0], torch.fx.Node):
+            continue
+        parts = str(node.target).split(".")
+        if len(parts) > 1 and parts[1].endswith("_") and not parts[1].startswith("_") \
+                and node.args[0].op == "placeholder":
+            found.add(node.args[0].name)
+    return found
+
+
+def _output_extent(extent: Any, names: dict[sympy.Symbol, str | int], specialised: dict[int, list[str]]) -> str:
+    text = _extent(extent, names)
+    if text.isdigit() and len(set(specialised.get(int(text), []))) == 1:
+        return specialised[int(text)][0]
+    return text
 
 
 def _symbol(extent: Any) -> sympy.Symbol | None:

@@ -93,3 +93,30 @@ def test_runner_reports_the_users_line() -> None:
                                         {"x": np.ones(3, np.float32), "y": np.ones(2, np.float32)},
                                         options={"params": ["x", "y"]}))
     assert result.error_kind == "user" and "functions.py:10" in result.error
+
+
+def test_in_place_updates_are_inout_and_specialised_dimensions_keep_names(tmp_path: Path) -> None:
+    source = tmp_path / "ref.py"
+    source.write_text(
+        "import math\nimport torch\nimport torch.nn as nn\n\n\n"
+        "class Model(nn.Module):\n"
+        "    def forward(self, x, counts, q):\n"
+        "        counts.add_(x.sum())\n"
+        "        return counts, q / math.sqrt(q.shape[1])\n\n\n"
+        "def get_inputs():\n"
+        "    return [torch.ones(5), torch.zeros(3), torch.ones(4, 64)]\n")
+    entry = reference.lower(str(source), None, Binding()).ops.first
+    params = {p.pname: (p.role.data, [s.data for s in p.shape]) for p in entry.params}
+    assert params["counts"] == ("inout", ["counts_size0"])
+    # math.sqrt makes export specialise q's columns (64); the reference still runs at any width
+    assert params["q"] == ("in", ["q_size0", "q_size1"]) and params["return1"] == ("out", ["q_size0", "q_size1"])
+
+
+def test_reduction_lengths_follow_the_operator_graph() -> None:
+    from lowercheck.compare.operators import reduction_lengths
+
+    entry = reference.lower(str(KERNELBENCH), None, Binding()).ops.first
+    sizes = {"a_size0": 5, "a_size1": 7, "b_size1": 11}
+    lengths = reduction_lengths(entry, sizes)
+    assert lengths["matmul"] == 7  # the inner dimension
+    assert lengths["softmax"] == 11 and lengths["return0"] == 11  # the row softmax combines 11 products
