@@ -544,7 +544,10 @@ class Run:
     seed: int
 
 
-def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> list[Run]:
+FLUSHES_SUBNORMALS = ("pallas",)  # runners that treat denormals as 0 (JAX on the CPU, like a TPU)
+
+
+def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions, flushes_subnormals: bool = False) -> list[Run]:
     """Every swept size with signed normal inputs, then the other input kinds (uniform, large
     magnitudes, small integers, special values) at the probe size: the largest swept size of at
     most PROBE_ELEMENTS elements per size. The baseline mode: one run, the largest size, torch.rand."""
@@ -552,7 +555,8 @@ def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> list[
         return [Run(dict(sweep[-1]), "rand01", options.seed)]
     runs = [Run(dict(sizes), "normal", options.seed + index) for index, sizes in enumerate(sweep)]
     probe = probe_sizes(sweep)
-    runs += [Run(dict(probe), kind.name, options.seed) for kind in inputs.default_kinds() if kind.name != "normal"]
+    runs += [Run(dict(probe), kind.name, options.seed) for kind in inputs.default_kinds(flushes_subnormals)
+             if kind.name != "normal"]
     return runs
 
 
@@ -577,8 +581,12 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
-    runs = plan_runs(sweep, options)
+    flushes = any(s.language in FLUSHES_SUBNORMALS for s in (source, target))
+    runs = plan_runs(sweep, options, flushes)
     baseline = options.baseline == "kernelbench"
+    if flushes and not baseline:
+        report.notes.append("special-value inputs without denormals: a Pallas side runs in JAX, which flushes "
+                            "them to zero on the CPU (as a TPU does)")
     plans = [_plan(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
     batches = {name: [_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
                       for plan, run in zip(plans, runs)] for name in ("source", "target")}

@@ -36,18 +36,25 @@ KINDS: dict[str, InputKind] = {k.name: k for k in (
     InputKind("large", "large magnitudes, uniform in [-1e4, 1e4] (overflow without max subtraction)"),
     InputKind("small_int", "small integers in [-3, 3] (exact products and sums: bit-exact matmul)"),
     InputKind("special", "normal data with NaN, +-Inf, -0.0 and denormals mixed in"),
+    InputKind("special_no_subnormal", "normal data with NaN, +-Inf and -0.0 mixed in, no denormals (for a "
+              "side that flushes them to zero: JAX on the CPU, as a TPU does)"),
     InputKind("rand01", "uniform in [0, 1) (torch.rand: what KernelBench-style harnesses feed)"),
 )}
 BASELINE_KINDS = ("rand01",)  # for `--baseline`, not part of lowercheck's own runs
+FLUSHED_KINDS = {"special": "special_no_subnormal"}  # the kind a flush-to-zero side runs instead
 
 LARGE = 1e4
 SMALL_INT = 3
 SPECIAL_FRACTION = 1 / 16  # of the elements replaced by special values (at least one of each)
 
 
-def default_kinds() -> list[InputKind]:
-    """The input kinds of a run, in order: the first is the one a single-kind run uses."""
-    return [kind for kind in KINDS.values() if kind.name not in BASELINE_KINDS]
+def default_kinds(flushes_subnormals: bool = False) -> list[InputKind]:
+    """The input kinds of a run, in order: the first is the one a single-kind run uses. With
+    `flushes_subnormals` (a side that treats denormals as 0), special values without denormals: a
+    denormal times infinity is NaN there and infinity elsewhere, a platform's rule, not a port's bug."""
+    replaced = FLUSHED_KINDS if flushes_subnormals else {}
+    return [KINDS[replaced.get(kind.name, kind.name)] for kind in KINDS.values()
+            if kind.name not in BASELINE_KINDS and kind.name not in FLUSHED_KINDS.values()]
 
 
 def rng_for(seed: int, kind: str, key: int | str = 0) -> np.random.Generator:
@@ -81,14 +88,16 @@ def generate(kind: str, shape: Sequence[int], dtype: str, seed: int, key: int | 
     else:
         data = rng.standard_normal(shape)
     values = np.ascontiguousarray(data.astype(target))
-    if kind == "special":
-        _mix_specials(values, dtype, rng)
+    if kind in ("special", "special_no_subnormal"):
+        _mix_specials(values, dtype, rng, subnormals=kind == "special")
     return values
 
 
-def special_values(dtype: str) -> np.ndarray:
+def special_values(dtype: str, subnormals: bool = True) -> np.ndarray:
     """NaN, +Inf, -Inf, -0.0, the smallest denormal and a larger denormal of a float dtype."""
     target = np_dtype(dtype)
+    if not subnormals:
+        return np.array([np.nan, np.inf, -np.inf, -0.0], dtype=np.float64).astype(target)
     tiny = _finfo(dtype).smallest_subnormal
     values = np.array([np.nan, np.inf, -np.inf, -0.0], dtype=np.float64).astype(target)
     denormals = np.array([tiny, tiny, -tiny], dtype=target)
@@ -96,9 +105,9 @@ def special_values(dtype: str) -> np.ndarray:
     return np.concatenate([values, denormals])
 
 
-def _mix_specials(values: np.ndarray, dtype: str, rng: np.random.Generator) -> None:
+def _mix_specials(values: np.ndarray, dtype: str, rng: np.random.Generator, subnormals: bool = True) -> None:
     flat = values.reshape(-1)
-    specials = special_values(dtype)
+    specials = special_values(dtype, subnormals)
     count = min(flat.size, max(len(specials), int(flat.size * SPECIAL_FRACTION)))
     if count == 0:
         return
@@ -117,7 +126,7 @@ def _integers(kind: str, shape: tuple[int, ...], target: np.dtype, rng: np.rando
     else:  # normal, uniform, and the data around the special values
         lo, hi = max(info.min, -8), min(info.max, 8)
     values = rng.integers(lo, hi + 1, shape, dtype=np.int64).astype(target)
-    if kind == "special":  # integer extremes: overflow and sign probes
+    if kind in ("special", "special_no_subnormal"):  # integer extremes: overflow and sign probes
         extremes = np.array([info.min, info.max, 0, min(info.max, 1)], dtype=target)
         if info.min < 0:
             extremes[3] = -1

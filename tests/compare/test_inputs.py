@@ -30,6 +30,15 @@ def test_kinds_have_names_and_descriptions():
     kinds = default_kinds()
     assert [k.name for k in kinds] == ["normal", "uniform", "large", "small_int", "special"]
     assert all(k.description for k in kinds)
+    flushed = default_kinds(flushes_subnormals=True)
+    assert [k.name for k in flushed] == ["normal", "uniform", "large", "small_int", "special_no_subnormal"]
+
+
+def test_special_values_without_subnormals_for_a_flush_to_zero_side():
+    values = generate("special_no_subnormal", (64, 64), "float32", 1).astype(np.float64).ravel()
+    finite = values[np.isfinite(values) & (values != 0)]
+    assert np.isnan(values).any() and np.isinf(values).any()
+    assert (np.abs(finite) >= np.finfo(np.float32).tiny).all()  # no denormal left
     with pytest.raises(ValueError, match="unknown input kind"):
         generate("zeros", (4,), "float32", 0)
 
