@@ -25,6 +25,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lowercheck.diff_server import DiffServer
 from lowercheck.errors import SourceLocation, UserError
 
 # The closed list of bug classes a corpus case's `class` names: what the bug is, and which of the
@@ -189,21 +191,31 @@ def _command(case: Case, tool: str, report: Path, timeout: float) -> list[str]:
     return command
 
 
-def run_case(case: Case, tool: str, limit_s: float) -> Outcome:
-    """One `lowercheck diff` process with a time limit; its JSON report's verdict and codes."""
+def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = None) -> Outcome:
+    """One `lowercheck diff` with a time limit (in `server`, a long-lived process, or in a process
+    of its own); its JSON report's verdict and codes."""
     levels = ("error", "warning") if case.mode == "static" and tool == "lowercheck" else ("error",)
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        try:
-            done = subprocess.run(_command(case, tool, report, limit_s / 2), capture_output=True, text=True,
-                                  timeout=limit_s, env={**os.environ, "COLUMNS": "200"})
-        except subprocess.TimeoutExpired:
+        command = _command(case, tool, report, limit_s / 2)
+        output = ""
+        if server is not None:
+            code = server.run(command[3:], limit_s)
+        else:
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=limit_s,
+                                      env={**os.environ, "COLUMNS": "200"})
+                code, output = done.returncode, done.stderr or done.stdout
+            except subprocess.TimeoutExpired:
+                code = None
+        if code is None:
             return Outcome(case.key, tool, "timeout", seconds=time.monotonic() - start,
                            message=f"no verdict within {limit_s:g} s")
         seconds = time.monotonic() - start
         if not report.exists():
-            return Outcome(case.key, tool, "error", seconds=seconds, message=(done.stderr or done.stdout)[-500:])
+            return Outcome(case.key, tool, "error", seconds=seconds,
+                           message=output[-500:] or f"exit code {code} and no report")
         doc = json.loads(report.read_text())
     if doc.get("verdict") == "error":
         return Outcome(case.key, tool, "error", seconds=seconds, message=json.dumps(doc.get("error"))[:500])
@@ -239,10 +251,21 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
         return done
     from rich.progress import Progress
 
+    servers: queue.SimpleQueue[DiffServer] = queue.SimpleQueue()
+    for _ in range(jobs):
+        servers.put(DiffServer())
+
+    def run_one(case: Case, tool: str) -> Outcome:
+        server = servers.get()  # one server per job: its front-end workers stay up between cases
+        try:
+            return run_case(case, tool, limit_s, server)
+        finally:
+            servers.put(server)
+
     with Progress(disable=not progress, transient=False) as bar, results.open("a") as sink, \
             concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         task = bar.add_task(f"{len(todo)} runs ({len(done)} done before)", total=len(todo))
-        futures = {pool.submit(run_case, case, tool, limit_s): (case, tool) for case, tool in todo}
+        futures = {pool.submit(run_one, case, tool): (case, tool) for case, tool in todo}
         for future in concurrent.futures.as_completed(futures):
             outcome = future.result()
             outcome.bug_class = futures[future][0].bug_class
@@ -250,6 +273,8 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
             sink.flush()
             done[(outcome.key, outcome.tool)] = outcome
             bar.advance(task)
+    while not servers.empty():
+        servers.get().close()
     return done
 
 

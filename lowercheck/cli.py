@@ -98,19 +98,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
+    """The command line. `keep_workers`: leave the front ends' worker processes running for the next
+    call in this process (a caller that runs many diffs, such as the corpus tests, then pays for
+    importing torch, Triton and JAX once instead of once per diff)."""
     args = _parser().parse_args(argv)
+    if keep_workers:
+        return _run(args)
+    try:
+        return _run(args)
+    finally:
+        _stop_workers()
+
+
+def _run(args) -> int:
     # Triton 3.9 warns when this is unset; 1 keeps its current (and CUDA's default) behaviour.
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     from lowercheck.errors import LowercheckError
 
     try:
-        code = {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
+        return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
                 "bench": _bench}[args.command](args)
-        _stop_workers()
-        return code
     except LowercheckError as err:
-        _stop_workers()
         print(err.render(), file=sys.stderr)
         if getattr(args, "json", None):
             _write_error_json(args.json, err)

@@ -4,7 +4,7 @@
 [sizes]            # integer parameters and the values to sweep (several: their Cartesian product)
 n = [1, 1000, 4097]
 [args.x]           # per argument of the entry (by name): shape in sizes, dtype, role
-shape = ["n"]      # each entry a size name or an integer
+shape = ["n"]      # each entry a size name, an integer, or a product/sum of them ("2*half")
 dtype = "float32"
 role = "in"        # in | out | inout
 ```
@@ -13,12 +13,16 @@ role = "in"        # in | out | inout
 from __future__ import annotations
 
 import itertools
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lowercheck.errors import SourceLocation, UserError
 
+# A shape entry: a size name, an integer, or an expression of them with + and * ("2*half").
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_EXTENT = re.compile(r"\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[*+]\s*(?:[A-Za-z_]\w*|\d+))*\s*")
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 ROLES = ("in", "out", "inout")
 
@@ -79,9 +83,15 @@ def load(path: str | None) -> Spec:
                 raise UserError(f"[args.{name}] shape must be a list of size names or integers", where,
                                 hint='shape = ["n"]')
             for d in shape:
-                if isinstance(d, str) and d not in sizes:
-                    raise UserError(f"[args.{name}] shape names `{d}`, which is not in [sizes]", where,
-                                    hint=f"add `{d} = [...]` to [sizes]")
+                if not isinstance(d, str):
+                    continue
+                if not _EXTENT.fullmatch(d):
+                    raise UserError(f"[args.{name}] shape entry `{d}` is not a size, an integer or a product/sum "
+                                    "of them", where, hint='shape = ["seq", "2*half"]')
+                for used in _NAME.findall(d):
+                    if used not in sizes:
+                        raise UserError(f"[args.{name}] shape names `{used}`, which is not in [sizes]", where,
+                                        hint=f"add `{used} = [...]` to [sizes]")
             shape = tuple(shape)
         dtype = entry.get("dtype")
         if dtype is not None and dtype not in DTYPES:

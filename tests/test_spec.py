@@ -28,12 +28,19 @@ def test_sweep_is_the_cartesian_product(tmp_path: Path) -> None:
     ('[args.x]\ndtype = "float8"\n', "dtype", 1),
     ('[sizes]\nn = [1\n', "not valid TOML", 2),
     ("[launch]\ngrid = 1\n", "unknown section", 1),
+    ('[sizes]\nn = [4]\n[args.x]\nshape = ["2*m"]\n', "`m`, which is not in [sizes]", 3),
+    ('[sizes]\nn = [4]\n[args.x]\nshape = ["n ** 2"]\n', "not a size, an integer", 3),
 ])
 def test_bad_specs_name_the_line(tmp_path: Path, text: str, message: str, line: int) -> None:
     with pytest.raises(UserError) as err:
         spec.load(write(tmp_path, text))
     assert message in err.value.message
     assert err.value.location is not None and err.value.location.line == line
+
+
+def test_shape_entries_may_be_expressions_of_sizes(tmp_path: Path) -> None:
+    s = spec.load(write(tmp_path, '[sizes]\nseq = [3]\nhalf = [4]\n[args.x]\nshape = ["seq", "2*half"]\n'))
+    assert s.args["x"].shape == ("seq", "2*half")
 
 
 def test_size_option() -> None:

@@ -60,6 +60,29 @@ class Capture:
         raise Unsupported(f"a launch receives {type(value).__name__} where an integer was expected")
 
 
+def _extent_value(text: str, size: Callable[[str | int], Any]) -> Any:
+    """The value of an extent expression over the sizes (integers, names, +, -, *, //), each name's
+    value from `size` (a SymInt when the capture is symbolic)."""
+    import ast
+
+    def value(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name):
+            return size(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            left, right = value(node.left), value(node.right)
+            return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right,
+                    ast.Mult: lambda: left * right, ast.FloorDiv: lambda: left // right}[type(node.op)]()
+        raise UserError(f"cannot read the extent `{text}`", hint="write extents with sizes, integers, + and *")
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise UserError(f"cannot read the extent `{text}`", hint="write extents with sizes, integers, + and *") from None
+    return value(tree.body)
+
+
 def torch_dtype(name: str):
     import torch
 
@@ -88,6 +111,8 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
             return int(name)
         if name in sizes:
             return sizes[name]
+        if not name.isidentifier():  # an extent written over the sizes: "2*half", "n + 1"
+            return _extent_value(name, size)
         if not is_symbolic:
             if name not in binding.sizes:
                 raise UserError(f"no value for size `{name}`", hint="give every size a value")

@@ -1,0 +1,77 @@
+"""A long-lived process that runs `lowercheck` command lines one after another, for `lowercheck
+corpus`: the front ends' worker processes (torch, Triton, JAX imported) stay up between cases, so a
+case pays for its own work, not for those imports. The runs still go to fresh child processes.
+
+Protocol (`python -m lowercheck.diff_server`): one JSON list of arguments per line on stdin; one line
+`{"exit": CODE}` per command on stdout, after the command has finished. The command's own output
+goes to /dev/null (its JSON report to the file it names). `DiffServer` is the parent's handle: it
+starts the process in its own session, so a command that overruns its time is stopped by killing
+the whole process group (front-end workers and run children included) and the next command gets
+a fresh server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+
+def serve() -> int:
+    from lowercheck.cli import main
+
+    os.environ.setdefault("COLUMNS", "200")
+    for line in sys.stdin:
+        argv = json.loads(line)
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            code = main(argv, keep_workers=True)
+        print(json.dumps({"exit": code}), flush=True)
+    return 0
+
+
+class DiffServer:
+    """One server process; `run(argv, timeout_s)` -> the exit code, or None when it overran."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen | None = None
+
+    def _start(self) -> subprocess.Popen:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen([sys.executable, "-m", "lowercheck.diff_server"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                             start_new_session=True)
+        return self._process
+
+    def run(self, argv: list[str], timeout_s: float) -> int | None:
+        process = self._start()
+        answer: list[str] = []
+        reader = threading.Thread(target=lambda: answer.append(process.stdout.readline()), daemon=True)
+        try:
+            process.stdin.write(json.dumps(argv) + "\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            self.close()
+            return None
+        reader.start()
+        reader.join(timeout_s)
+        if reader.is_alive() or not answer or not answer[0].strip():
+            self.close()  # overran or died: the next command starts a fresh server
+            return None
+        return int(json.loads(answer[0])["exit"])
+
+    def close(self) -> None:
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait()
+        self._process = None
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
