@@ -590,10 +590,20 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     plans = [_plan(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
     batches = {name: [_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
                       for plan, run in zip(plans, runs)] for name in ("source", "target")}
+    policies = _policies(sides, outputs, runs, plans, baseline)
     oracle_kind = None
+    terms_at: dict[int, int] = {}  # run index -> its sum-|terms| run in the source batch
     if source.language in ORACLES and not baseline:
         oracle_kind = ORACLES[source.language]
-        batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in batches["source"]]
+        plain = list(batches["source"])
+        batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
+        # ... and, where an output sums K > 1 terms, on the inputs' absolute values: the K-aware
+        # rule's magnitude, sum |terms| (exact for a sum, a dot, a scan)
+        for index, request in enumerate(plain):
+            if any(p.policy is not None and (p.policy.reduction_length or 1) > 1 for p in policies[index]):
+                terms_at[index] = len(batches["source"])
+                batches["source"].append(replace(request, args=_absolute(request.args),
+                                                 options={**request.options, "shadow_f64": True}))
     # Determinism: the probe run again with other block and atomic orders (LC304).
     again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
     if again is not None:
@@ -612,11 +622,11 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         report.notes.append("baseline kernelbench: one size, torch.rand inputs in [0, 1), allclose with "
                             "atol = rtol = 1e-2, no static checks: what a KernelBench-style harness checks")
     seen: set[tuple] = set()
-    policies = _policies(sides, outputs, runs, plans, baseline)
     for index, run in enumerate(runs):
         sizes = run.sizes
         src_result, tgt_result = results["source"][index], results["target"][index]
         oracle = results["source"][len(runs) + index] if oracle_kind is not None else None
+        terms = results["source"][terms_at[index]] if index in terms_at else None
         findings: list[Finding] = []
         for side_name, result, side in (("source", src_result, source), ("target", tgt_result, target)):
             findings += dynamic.failure_findings(side_name, result, sizes, side.path)
@@ -624,7 +634,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             findings += dynamic.event_findings(side_name, result, sizes)
         if src_result.error is None and tgt_result.error is None:
             more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index], plans[index]["originals"],
-                                           run.kind, oracle)
+                                           run.kind, oracle, terms)
             findings += more
             if index == again:
                 findings += _probes(policies[index], src_result, oracle, plans[index], sizes)
@@ -644,6 +654,16 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             first, second = results[name][again], results[name][-1]
             findings += dynamic.determinism_findings(name, first, second, runs[again].sizes)
         _add_run_findings(report, findings, seen)
+
+
+def _absolute(args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments with every float array replaced by its absolute values (outputs keep their poison)."""
+    out = {}
+    for name, value in args.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not poison.mask(value.ravel()).any():
+            value = np.abs(value)
+        out[name] = value
+    return out
 
 
 def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple]) -> None:

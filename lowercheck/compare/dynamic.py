@@ -116,9 +116,11 @@ def oob_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list
 
 def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outputs: list[OutputPair],
             inputs: Mapping[str, tuple[str, np.ndarray]], kind: str = "normal",
-            oracle: RunResult | None = None) -> tuple[list[Finding], RunRecord]:
+            oracle: RunResult | None = None, magnitude: RunResult | None = None) -> tuple[list[Finding], RunRecord]:
     """Compare one run of both sides. `inputs` maps each side's input name to (side, original);
-    `oracle` is the source run in float64 (its outputs by the source's names), when there is one."""
+    `oracle` is the source run in float64 (its outputs by the source's names), when there is one;
+    `magnitude` the same float64 run on the inputs' absolute values: sum |terms| of a sum, a dot
+    or a scan, the K-aware rule's magnitude (never below |oracle|)."""
     record = RunRecord(dict(sizes), wall_s={"source": source.wall_s, "target": target.wall_s}, inputs=kind)
     findings: list[Finding] = []
     for side_name, result in (("source", source), ("target", target)):
@@ -148,7 +150,12 @@ def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outp
         if oracle is not None and oracle.error is None and pair.source in oracle.outputs:
             truth = np.asarray(oracle.outputs[pair.source]).ravel()
             truth = truth if truth.size == ref.size else None
-        findings += _compare_values(sizes, pair, ref, act, record, truth, kind)
+        terms = None
+        if truth is not None and magnitude is not None and magnitude.error is None and pair.source in magnitude.outputs:
+            terms = np.asarray(magnitude.outputs[pair.source], dtype=np.float64).ravel()
+            with np.errstate(invalid="ignore"):
+                terms = np.fmax(np.abs(terms), np.abs(truth.astype(np.float64))) if terms.size == ref.size else None
+        findings += _compare_values(sizes, pair, ref, act, record, truth, kind, terms)
     if findings and record.status == "ok":
         record.status = "mismatch"
     return findings, record
@@ -161,7 +168,8 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,
-                    oracle: np.ndarray | None = None, kind: str = "normal") -> list[Finding]:
+                    oracle: np.ndarray | None = None, kind: str = "normal",
+                    magnitude: np.ndarray | None = None) -> list[Finding]:
     findings: list[Finding] = []
     where = f"{_sizes_text(sizes)}, {kind} inputs"
     shape = pair.shape if pair.shape and int(np.prod(pair.shape)) == ref.size else (ref.size,)
@@ -179,7 +187,7 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
     written = ~(poisoned["source"] | poisoned["target"])
     if pair.fixed is not None:
         return findings + _compare_fixed(sizes, pair, ref, act, record, where)
-    verdict = judge(ref, act, pair.policy, oracle, valid=written)
+    verdict = judge(ref, act, pair.policy, oracle, magnitude=magnitude, valid=written)
     if not verdict.specials_match:
         bad = np.flatnonzero(verdict.special_mismatch.ravel())
         i = int(bad[0])
