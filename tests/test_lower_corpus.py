@@ -10,19 +10,35 @@ import pytest
 from lowercheck import ir
 from lowercheck.frontends import language_of
 from lowercheck.lowering import lower_file
-from lowercheck.spec import Spec
+from lowercheck.spec import ArgSpec, Spec
 
 CORPUS = Path(__file__).parents[1] / "corpus"
 FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".cu", ".py"))
 
 
+# What a file on its own cannot say: the arguments that are no float32 vectors (`lower` assumes
+# float32[n] for an untyped Python parameter).
+SPECS = {
+    "histogram": Spec({"n": [1000], "bins": [64]}, {"x": ArgSpec(("n",), "int32"), "counts": ArgSpec(("bins",), "int32")}),
+    "cross_entropy": Spec({"rows": [7], "cols": [1000]}, {"x": ArgSpec(("rows", "cols"), "float32"),
+                                                          "target": ArgSpec(("rows",), "int64")}),
+}
+# Accesses at addresses computed from loaded values are not modelled yet (the corpus records these
+# as known gaps): a counter indexed by a data value, a logit gathered at a loaded class index.
+DATA_DEPENDENT = {"histogram/histogram.cu", "histogram/histogram_missing_sync.cu", "histogram/histogram_atomic.py",
+                  "histogram/histogram_floor_grid.py", "histogram/histogram_no_mask.py",
+                  "histogram/histogram_no_range_check.py", "cross_entropy/cross_entropy_gather.py"}
+
+
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
 def test_lower_emits_access_ir_that_round_trips(path: Path) -> None:
-    module = lower_file(str(path), Spec(), emit="access")
+    spec = SPECS.get(path.parent.name, Spec()) if path.suffix == ".py" else Spec()
+    module = lower_file(str(path), spec, emit="access")
     text = ir.print_ir(module, debuginfo=True)
     assert ir.print_ir(ir.parse(text), debuginfo=True) == text
     if language_of(str(path)) == "torch":  # a PyTorch reference: its operator graph, no accesses
         assert "kernel.aten" in text and 'role = "out"' in text and "access.access" not in text
         return
-    assert "access.access" in text and 'kind = "write"' in text
-    assert "access.unmodelled" not in text
+    key = f"{path.parent.name}/{path.name}"
+    assert ("access.unmodelled" in text) == (key in DATA_DEPENDENT), key
+    assert "access.access" in text and ('kind = "write"' in text or key in DATA_DEPENDENT)

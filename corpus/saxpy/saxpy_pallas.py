@@ -8,7 +8,7 @@ from jax.experimental import pallas as pl
 BLOCK = 256
 
 
-def saxpy(a, x, y):
+def saxpy(a: float, x, y):
     n = x.shape[0]
 
     def saxpy_kernel(x_ref, y_ref, out_ref):

@@ -163,7 +163,7 @@ def test_markdown_has_the_per_class_table_beside_the_baseline() -> None:
 
 
 def test_results_file_carries_the_class(tmp_path: Path, monkeypatch) -> None:
-    def fake_run(case: Case, tool: str, limit_s: float) -> Outcome:
+    def fake_run(case: Case, tool: str, limit_s: float, server=None) -> Outcome:
         return Outcome(case.key, tool, "equivalent" if case.verdict == "equivalent" else "different", [])
 
     monkeypatch.setattr(batch, "run_case", fake_run)
