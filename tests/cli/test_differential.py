@@ -68,7 +68,9 @@ def test_a_long_dot_needs_the_k_aware_bound(tmp_path: Path) -> None:
     assert rules["k-aware"]["passed"] and normal["rule"].startswith("K-aware")
     code, doc = diff(CORPUS / "matmul" / "matmul.cu", CORPUS / "matmul" / "matmul_fp16_acc.py", tmp_path,
                      "--no-static", *spec, name="fp16.json")
-    assert code == 1 and "LC301" in errors(doc)
+    # Against the sum-|terms| bound (exact magnitudes from the float64 oracle on |a|, |b|) the fp16
+    # sums of normal inputs may pass; the runs still reject the port (fp16 overflows at large inputs).
+    assert code == 1 and errors(doc) & {"LC301", "LC302"}
 
 
 def test_large_inputs_catch_softmax_without_max_subtraction(tmp_path: Path) -> None:
