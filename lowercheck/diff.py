@@ -34,12 +34,11 @@ from lowercheck.frontends.base import (
     SizeArg,
     TensorArg,
 )
-from lowercheck.lowering import assume_arguments, extract_accesses, resolve_entry, spec_binding
+from lowercheck.lowering import assume_arguments, extract_accesses, resolve_entry, spec_binding, typed
 from lowercheck.runners import poison
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.spec import Spec
 
-TYPED_LANGUAGES = ("cuda",)  # signatures say which parameters are buffers, sizes and scalars
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,7 @@ def diff(options: DiffOptions) -> Report:
                                    candidates.get(second, ()))
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
-    if not _typed(languages[first], paths[first]):
+    if not typed(languages[first], paths[first]):
         _assume_untyped(paths[first], entries[first], candidates[first], binding, notes)
     # A first side that lowers only at concrete sizes is captured at a probe binding of the sizes
     # its binding names (then again at each swept size).
@@ -250,24 +249,14 @@ def _with_example_sizes(sweep: list[dict[str, int]], sides: dict[str, SideInfo],
     return sweep
 
 
-def _typed(language: str, path: str) -> bool:
-    """Whether a side says its own parameters: a CUDA signature, or a PyTorch reference with
-    example inputs (`get_inputs()`)."""
-    if language == "torch":
-        from lowercheck.frontends.torch.source import has_example_inputs
-
-        return has_example_inputs(path)
-    return language in TYPED_LANGUAGES
-
-
 def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[str, str]:
     """Which side lowers first and names the sizes: a typed side before an untyped one; of two
     typed sides, a PyTorch reference before a KernelBench `load_inline` file (whose sizes are only
     its tensors' dimensions: the reference's export ties them together) and a CUDA file with size
     parameters before a reference; otherwise the source."""
-    typed = {side: _typed(languages[side], path) for side, path in paths.items()}
+    says_types = {side: typed(languages[side], path) for side, path in paths.items()}
     def rank(side: str) -> float:
-        if not typed[side]:
+        if not says_types[side]:
             return 2
         if languages[side] == "torch":
             return 1

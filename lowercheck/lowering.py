@@ -152,8 +152,7 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     candidates = frontend.entries(path)
     entry = resolve_entry(path, entry, candidates)
     binding = spec_binding(spec)
-    typed = language == "cuda" or (language == "torch" and _has_example_inputs(path))
-    if not typed:
+    if not typed(language, path):
         assumed = assume_arguments(path, next(c for c in candidates if c.name == entry), binding)
         if assumed:
             print(f"note: assumed {', '.join(assumed)} (give shapes and dtypes in --spec)", file=sys.stderr)
@@ -195,10 +194,14 @@ def assume_arguments(path: str, candidate: EntryCandidate, binding: Binding) -> 
     return assumed
 
 
-def _has_example_inputs(path: str) -> bool:
-    from lowercheck.frontends.torch.source import has_example_inputs
+def typed(language: str, path: str) -> bool:
+    """Whether a side says its own parameters: a CUDA signature, or a PyTorch reference with
+    example inputs (`get_inputs()`)."""
+    if language == "torch":
+        from lowercheck.frontends.torch.source import has_example_inputs
 
-    return has_example_inputs(path)
+        return has_example_inputs(path)
+    return language == "cuda"
 
 
 def relations_text(module: ModuleOp) -> str:

@@ -70,6 +70,7 @@ class StaticResult:
     traffic_sizes: dict[str, int] = field(default_factory=dict)
     checks: list[CheckVerdict] = field(default_factory=list)
     swept_sizes: list[dict[str, int]] = field(default_factory=list)  # where the range checks ran
+    unscheduled: str | None = None  # the side that is a PyTorch reference (no accesses to compare)
 
 
 def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
@@ -95,6 +96,7 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                        for b in sweep]
     seen: set[tuple] = set()
     reference = next((s for s in (source, target) if not s.scheduled), None)
+    result.unscheduled = reference.name if reference is not None else None
     if reference is not None:
         result.notes.append(f"the {reference.name} is a PyTorch reference, without a schedule: the kernel's "
                             "accesses are checked on their own (bounds, coverage, exactly-once, index ranges); "
@@ -166,11 +168,10 @@ def _with_evidence(f: Finding) -> Finding:
 def _check_verdicts(result: StaticResult) -> list[CheckVerdict]:
     unmodelled = [f for f in result.findings if f.code == "LC901"]
     verdicts = []
-    reference = next((n for n in result.notes if "PyTorch reference, without a schedule" in n), None)
     for code in CHECKS:
         found = [f for f in result.findings if f.code == code]
         title = CODES[code].title
-        if reference is not None and code in ("LC204", "LC205", "LC206"):
+        if result.unscheduled is not None and code in ("LC204", "LC205", "LC206"):
             verdicts.append(CheckVerdict(code, title, "not compared", "a PyTorch reference has no accesses to "
                                          "compare with: " + ("the kernel's traffic is in the cost model"
                                                              if code != "LC204" else "the runs compare values")))

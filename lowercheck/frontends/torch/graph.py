@@ -136,24 +136,22 @@ def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> li
     return values
 
 
-class _Function:
+def _as_module(fn: Any) -> Any:
     """A plain reference function as the module torch.export takes."""
+    import torch
 
-    def __new__(cls, fn):
-        import torch
+    class Wrapped(torch.nn.Module):
+        def forward(self, *args):
+            return fn(*args)
 
-        class Wrapped(torch.nn.Module):
-            def forward(self, *args):
-                return fn(*args)
-
-        return Wrapped()
+    return Wrapped()
 
 
 def _export(fn: Any, example: Sequence[Any], path: str, where: SourceLocation) -> Any:
     import torch
     from torch.export import Dim, export
 
-    module = fn if isinstance(fn, torch.nn.Module) else _Function(fn)
+    module = fn if isinstance(fn, torch.nn.Module) else _as_module(fn)
     dynamic = tuple({d: Dim.AUTO for d in range(v.dim())} if isinstance(v, torch.Tensor) and v.dim() else None
                     for v in example)
     if module is not fn:
