@@ -138,6 +138,8 @@ def _run(args) -> int:
 def _stop_workers() -> None:
     if "lowercheck.frontends" in sys.modules:
         sys.modules["lowercheck.frontends"].stop_workers()
+    if "lowercheck.runners.sandbox" in sys.modules:
+        sys.modules["lowercheck.runners.sandbox"].stop_servers()
 
 
 def _write_error_json(path: str, err) -> None:

@@ -34,6 +34,13 @@ from lowercheck.runners.poison import fill
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
 
+def warm_up() -> None:
+    """Import JAX and Pallas now (the fork server calls this); no backend starts here, so the fork
+    that runs the kernel is still a single-threaded process."""
+    import jax.numpy  # noqa: F401
+    from jax.experimental import pallas  # noqa: F401
+
+
 def run(request: RunRequest) -> RunResult:
     start = time.monotonic()
     result = RunResult()

@@ -1,9 +1,11 @@
 """Run a `RunRequest` in a child process, so a runner that crashes, hangs or eats memory cannot take
 lowercheck with it.
 
-The request is pickled to a temporary folder and `python -m lowercheck.runners.child REQ RES` runs
-it in its own process group, under an address-space limit (RLIMIT_AS) and without core dumps. The
-caller always gets a `RunResult`; failures are in `error`/`error_kind`:
+The requests are pickled to a temporary folder and `lowercheck.runners.child` runs them in a child
+process forked by a fork server that has already imported the runner's heavy modules
+(`lowercheck.runners.forkserver`): in its own process group, under an address-space limit
+(RLIMIT_AS) and without core dumps. The caller always gets a `RunResult`; failures are in
+`error`/`error_kind`:
 
 - "timeout": the child ran past `timeout_s` (its whole process group is killed);
 - "oom": it ran out of memory under the limit (a `MemoryError`, or an allocator's abort);
@@ -20,15 +22,14 @@ from __future__ import annotations
 
 import os
 import pickle
-import resource
 import signal
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter
 
 from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.runners.forkserver import ForkedChild, ForkServerPool
 
 REPO = Path(__file__).resolve().parents[2]
 # Caches stay inside the checkout, never in ~ (the Makefile sets the same).
@@ -40,6 +41,8 @@ CACHE_DIRS = {
 }
 _OUTPUT_TAIL = 4000
 # Messages of allocators that abort instead of raising MemoryError.
+SERVERS = ForkServerPool()  # kept between batches; `stop_servers` ends them
+
 _OOM_MARKS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
 
 
@@ -49,24 +52,26 @@ def run_isolated(request: RunRequest, timeout_s: float = 60, memory_mb: int | No
     memory_mb bounds the child's address space (RLIMIT_AS); None lifts the bound, which a run on a
     GPU needs (the CUDA driver reserves far more address space than it uses).
     """
-    start = perf_counter()
-    try:
-        with tempfile.TemporaryDirectory(prefix="lowercheck-run-") as folder:
-            return _run(request, Path(folder), timeout_s, memory_mb, start)
-    except Exception as err:  # noqa: BLE001 - the sandbox itself failed (pickling, fork, disk)
-        return RunResult(error=f"the sandbox failed: {type(err).__name__}: {err}", error_kind="crash",
-                         wall_s=perf_counter() - start)
+    return run_isolated_batch([request], timeout_s, memory_mb)[0]
 
 
 def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
                        memory_mb: int | None = 4096) -> list[RunResult]:
-    """Run several requests of one language in one child, in order, paying its start-up (importing
-    torch and Triton) once. Never raises; one result per request.
+    """Run several requests of one language in one child, in order. Never raises; one result per request.
 
     `timeout_s` is per request. If the child dies or times out during request k, requests before k
-    keep their results, k gets the failure, and the rest run in a fresh child."""
+    keep their results, k gets the failure, and the rest run in a fresh child, except, after a
+    timeout, those with at least as many array elements as request k: they would only wait out
+    the same limit again (a kernel that spins forever does at every size)."""
     results: list[RunResult] = []
     while len(results) < len(requests):
+        previous = results[-1] if results else None
+        if previous is not None and previous.error_kind == "timeout":
+            timed_out = _elements(requests[len(results) - 1])
+            if _elements(requests[len(results)]) >= timed_out:
+                results.append(RunResult(error=f"not run: a run of this side with as many elements timed out "
+                                         f"({timeout_s:g} s)", error_kind="timeout"))
+                continue
         remaining = requests[len(results):]
         start = perf_counter()
         try:
@@ -81,19 +86,23 @@ def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
     return results
 
 
+def _elements(request: RunRequest) -> int:
+    return sum(value.size for value in request.args.values() if hasattr(value, "size") and hasattr(value, "shape"))
+
+
 def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memory_mb: int | None,
                start: float) -> tuple[list[RunResult], RunResult | None]:
     """Results of the requests that finished, and the failure of the one that did not (if any)."""
     request_path, result_path, log_path = folder / "request.pkl", folder / "result.pkl", folder / "log"
     with open(request_path, "wb") as out:
         pickle.dump(list(requests), out, protocol=pickle.HIGHEST_PROTOCOL)
-    command = [sys.executable, "-m", "lowercheck.runners.child", str(request_path), str(result_path)]
     failure: RunResult | None = None
-    with open(log_path, "wb") as log:
-        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                 env=child_environment(requests[0]), cwd=REPO, start_new_session=True)
+    code: int | None = None
+    language, env = requests[0].language, child_environment(requests[0])
+    server = SERVERS.take(language, env)
+    try:
+        child = server.start(request_path, result_path, log_path, memory_mb)
         try:
-            _limit(child.pid, memory_mb)
             code = _wait_per_request(child, result_path, len(requests), timeout_s)
             if code is None:
                 _kill_group(child.pid)
@@ -101,7 +110,11 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
                 failure = RunResult(error=f"the run did not finish in {timeout_s:g} s (killed)\n"
                                     f"{_tail(log_path)}", error_kind="timeout", wall_s=timeout_s)
         finally:
-            _kill_group(child.pid)
+            _kill_group(child.pid)  # grandchildren (compilers, worker pools) go too
+        SERVERS.give_back(language, env, server)
+    except BaseException:
+        server.stop()
+        raise
     done: list[RunResult] = []
     for index in range(len(requests)):
         path = Path(f"{result_path}.{index}")
@@ -114,7 +127,7 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     return done, failure
 
 
-def _wait_per_request(child: subprocess.Popen, result_path: Path, count: int, timeout_s: float) -> int | None:
+def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout_s: float) -> int | None:
     """Wait for the child's exit status; None when one request ran past `timeout_s` (the clock
     restarts whenever another result file appears)."""
     finished = 0
@@ -131,6 +144,11 @@ def _wait_per_request(child: subprocess.Popen, result_path: Path, count: int, ti
             return None
 
 
+def stop_servers() -> None:
+    """End the idle fork servers (the CLI does at exit, unless its caller keeps its workers)."""
+    SERVERS.stop()
+
+
 def child_environment(request: RunRequest) -> dict[str, str]:
     env = dict(os.environ)
     for name, sub in CACHE_DIRS.items():
@@ -138,55 +156,6 @@ def child_environment(request: RunRequest) -> dict[str, str]:
     extra = request.options.get("env", {}) if isinstance(request.options, dict) else {}
     env.update({str(k): str(v) for k, v in extra.items()})
     return env
-
-
-def _limit(pid: int, memory_mb: int | None) -> None:
-    """Bound the child's address space and forbid core dumps.
-
-    Set from here with prlimit, right after the child starts (it is still starting Python, long
-    before it loads a runner), not in a `preexec_fn`: `lowercheck diff` starts the two sides from
-    two threads, and Python documents `preexec_fn` as unsafe when threads exist.
-    """
-    try:
-        if memory_mb is not None:
-            limit = memory_mb * 1024 * 1024
-            resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
-    except ProcessLookupError:  # already gone: its exit status tells the rest
-        pass
-
-
-def _run(request: RunRequest, folder: Path, timeout_s: float, memory_mb: int | None,
-         start: float) -> RunResult:
-    request_path, result_path, log_path = folder / "request.pkl", folder / "result.pkl", folder / "log"
-    with open(request_path, "wb") as out:
-        pickle.dump(request, out, protocol=pickle.HIGHEST_PROTOCOL)
-    command = [sys.executable, "-m", "lowercheck.runners.child", str(request_path), str(result_path)]
-    with open(log_path, "wb") as log:
-        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                 env=child_environment(request), cwd=REPO, start_new_session=True)
-        try:
-            _limit(child.pid, memory_mb)
-            code = child.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(child.pid)
-            child.wait()
-            return RunResult(error=f"the run did not finish in {timeout_s:g} s (killed)\n"
-                             f"{_tail(log_path)}", error_kind="timeout", wall_s=perf_counter() - start)
-        finally:
-            _kill_group(child.pid)  # grandchildren (compilers, worker pools) go too
-    wall = perf_counter() - start
-    if result_path.exists():
-        try:
-            with open(result_path, "rb") as handle:
-                result = pickle.load(handle)
-        except Exception as err:  # noqa: BLE001 - a truncated or foreign result file
-            return RunResult(error=f"unreadable result from the child: {err}\n{_tail(log_path)}",
-                             error_kind="crash", wall_s=wall)
-        if not result.wall_s:
-            result.wall_s = wall
-        return result
-    return _died(code, _tail(log_path), wall, memory_mb)
 
 
 def _died(code: int, output: str, wall: float, memory_mb: int | None) -> RunResult:

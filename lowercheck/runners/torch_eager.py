@@ -23,6 +23,11 @@ from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 _ORACLE_DTYPES = ("float16", "bfloat16", "float32")
 
 
+def warm_up() -> None:
+    """Import torch now (the fork server calls this)."""
+    import torch  # noqa: F401
+
+
 def run(request: RunRequest) -> RunResult:
     start = time.monotonic()
     result = RunResult()

@@ -36,6 +36,14 @@ from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 MAX_EVENTS = 256  # out-of-bounds events kept per run (one per access op and program at most)
 
 
+def warm_up() -> None:
+    """Import torch and Triton now (the fork server calls this; TRITON_INTERPRET=1 is already set)."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        import torch  # noqa: F401
+        import triton.language  # noqa: F401
+        from triton.runtime import interpreter  # noqa: F401
+
+
 def run(request: RunRequest) -> RunResult:
     start = time.monotonic()
     result = RunResult()

@@ -15,8 +15,19 @@ import numpy as np
 from lowercheck.runners.base import RunRequest, RunResult
 
 
+WARMED_IN = 0  # the process that ran warm_up(): the fork server, when the child was forked from one
+
+
+def warm_up() -> None:
+    global WARMED_IN
+    WARMED_IN = os.getpid()
+
+
 def run(request: RunRequest) -> RunResult:
     action = request.options["do"]
+    if action == "processes":
+        return RunResult(outputs={"pid": np.array([os.getpid()]), "parent": np.array([os.getppid()]),
+                                  "warmed_in": np.array([WARMED_IN]), "group": np.array([os.getpgid(0)])})
     if action == "double":
         return RunResult(outputs={name: np.asarray(value) * 2 for name, value in request.args.items()})
     if action == "env":
@@ -28,6 +39,9 @@ def run(request: RunRequest) -> RunResult:
     if action == "raise":
         raise ValueError("the kernel is broken")
     if action == "sleep":
+        if "pidfile" in request.options:
+            with open(request.options["pidfile"], "w") as out:
+                out.write(f"{os.getpid()} {os.getppid()}")
         time.sleep(600)
     if action == "allocate":
         return RunResult(outputs={"big": np.ones(1 << 34, np.uint8)})  # 16 GiB

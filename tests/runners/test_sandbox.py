@@ -11,7 +11,7 @@ import numpy as np
 
 from lowercheck.runners import child
 from lowercheck.runners.base import RunRequest
-from lowercheck.runners.sandbox import REPO, run_isolated
+from lowercheck.runners.sandbox import REPO, run_isolated, run_isolated_batch
 
 HERE = Path(__file__).resolve().parent
 
@@ -101,3 +101,13 @@ def test_caches_stay_in_the_checkout(monkeypatch):
 def test_registry_names_the_runners():
     assert child.runners()["cuda"] == "lowercheck.runners.simt"
     assert child.runners()["triton"] == "lowercheck.runners.triton_interp"
+
+
+def test_after_a_timeout_runs_as_large_are_not_waited_out_again():
+    big, small = {"x": np.zeros(100)}, {"x": np.zeros(10)}
+    start = perf_counter()
+    results = run_isolated_batch([fake("sleep", args=big), fake("sleep", args=big), fake("double", args=small)],
+                                 timeout_s=2)
+    assert [r.error_kind for r in results] == ["timeout", "timeout", None]
+    assert "not run" in results[1].error
+    assert perf_counter() - start < 15  # one limit waited out, not two

@@ -1,0 +1,218 @@
+"""A fork server for the sandbox: a long-lived process that has already imported a runner's heavy
+modules (torch, Triton, JAX, the emulator's xDSL) and forks one child per batch of runs.
+
+Starting a fresh interpreter per batch spends seconds importing torch and Triton before the first
+kernel runs; a fork of a process that has imported them starts in milliseconds with the same
+modules. The child is what the sandbox always ran (`lowercheck.runners.child.main`), so isolation
+is unchanged: it runs in its own session (the sandbox kills its whole process group on a timeout),
+under the address-space limit, without core dumps, with stdout and stderr in the batch's log, and
+it dies with its server (PR_SET_PDEATHSIG).
+
+Protocol, one line each way per batch. The client writes a JSON object
+`{"request": PATH, "result": PATH, "log": PATH, "memory_mb": N | null}`; the server answers
+`started PID` once it has forked and `exited CODE` when the child is gone (CODE as Popen's
+`returncode`: negative for a signal). The server exits at end of input, i.e. when its client closes
+the pipe or dies, and serves one batch at a time: the sandbox keeps a pool of servers per
+environment (`ForkServerPool`).
+
+    python -m lowercheck.runners.forkserver LANGUAGE
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import importlib
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+_PR_SET_PDEATHSIG = 1
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+def serve(language: str) -> int:
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)  # whatever an import prints must not reach the protocol pipe
+    _warm_up(language)
+    for line in sys.stdin:
+        job = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            protocol.close()
+            _child(job, devnull)  # never returns
+        protocol.write(f"started {pid}\n")
+        _, status = os.waitpid(pid, 0)
+        protocol.write(f"exited {_returncode(status)}\n")
+    return 0
+
+
+def _warm_up(language: str) -> None:
+    """Import the runner and let it import its heavy modules (`warm_up()`, where it has one).
+    Best effort: a module that fails to import here fails again, with its message, in the child."""
+    from lowercheck.runners import child
+
+    try:
+        runner = importlib.import_module(child.runners()[language])
+        getattr(runner, "warm_up", lambda: None)()
+    except Exception:  # noqa: BLE001 - the child reports it
+        pass
+
+
+def _child(job: dict, devnull: int) -> None:
+    code = 1
+    try:
+        os.setsid()  # its own process group: the sandbox kills the whole group on a timeout
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(devnull, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if job["memory_mb"] is not None:
+            limit = job["memory_mb"] * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        from lowercheck.runners import child
+
+        code = child.main([job["request"], job["result"]])
+    except BaseException:  # noqa: BLE001 - the parent reads the log's tail
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # no interpreter shutdown: a runner's leftover threads must not keep it alive
+
+
+def _returncode(status: int) -> int:
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+# --- the client -----------------------------------------------------------------------------------
+
+
+class ServerGone(Exception):
+    """The fork server exited or broke the protocol."""
+
+
+class ForkServer:
+    """One server process (started with `env`), and its current child."""
+
+    def __init__(self, language: str, env: dict[str, str]):
+        self.process = subprocess.Popen([sys.executable, "-m", "lowercheck.runners.forkserver", language],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=env, cwd=REPO)
+        self._buffer = b""
+
+    def start(self, request: Path, result: Path, log: Path, memory_mb: int | None) -> ForkedChild:
+        job = {"request": str(request), "result": str(result), "log": str(log), "memory_mb": memory_mb}
+        try:
+            self.process.stdin.write((json.dumps(job) + "\n").encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as err:
+            raise ServerGone(f"the fork server is gone ({err})") from None
+        word, value = self._line(None).split()
+        if word != "started":
+            raise ServerGone(f"unexpected answer from the fork server: {word} {value}")
+        return ForkedChild(self, int(value))
+
+    def _line(self, timeout: float | None) -> str:
+        """The server's next line; subprocess.TimeoutExpired after `timeout` seconds."""
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                raise subprocess.TimeoutExpired(self.process.args, timeout or 0)
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise ServerGone("the fork server exited")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+class ForkedChild:
+    """A child of a fork server, waited for like a `subprocess.Popen`."""
+
+    def __init__(self, server: ForkServer, pid: int):
+        self.server, self.pid, self.returncode = server, pid, None
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            try:
+                word, value = self.server._line(timeout).split()
+            except ServerGone:  # the child died with it (PR_SET_PDEATHSIG)
+                self.returncode = -signal.SIGKILL
+            else:
+                if word != "exited":
+                    raise ServerGone(f"unexpected answer from the fork server: {word} {value}")
+                self.returncode = int(value)
+        return self.returncode
+
+
+class ForkServerPool:
+    """Idle fork servers by (language, environment). A batch takes one (starting one when none is
+    idle: the two sides of a diff run at once), and gives it back when its child has exited. At
+    most `keep` idle servers stay; the least recently used goes first."""
+
+    def __init__(self, keep: int = 6):
+        self.keep = keep
+        self._idle: collections.OrderedDict[int, tuple[tuple, ForkServer]] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, language: str, env: dict[str, str]) -> ForkServer:
+        key = (language, tuple(sorted(env.items())))
+        with self._lock:
+            for ident, (k, server) in list(self._idle.items()):
+                if k == key:
+                    del self._idle[ident]
+                    if server.alive():
+                        return server
+                    server.stop()
+        return ForkServer(language, env)
+
+    def give_back(self, language: str, env: dict[str, str], server: ForkServer) -> None:
+        if not server.alive():
+            server.stop()
+            return
+        key = (language, tuple(sorted(env.items())))
+        with self._lock:
+            self._idle[id(server)] = (key, server)
+            while len(self._idle) > self.keep:
+                _, (_, oldest) = self._idle.popitem(last=False)
+                oldest.stop()
+
+    def stop(self) -> None:
+        with self._lock:
+            servers = [server for _, server in self._idle.values()]
+            self._idle.clear()
+        for server in servers:
+            server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1]))
