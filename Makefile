@@ -26,7 +26,7 @@ demo: $(STAMP)
 	$(VENV)/bin/lowercheck diff corpus/vector_add/vadd.cu corpus/vector_add/vadd.py
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 tests
+	$(PY) -m pytest -q -n 2 --dist loadgroup tests
 
 bench: $(STAMP)
 	$(PY) -m lowercheck.bench --out docs/bench.md

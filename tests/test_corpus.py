@@ -8,16 +8,13 @@ a static check is shown to find the bug on its own (errors and warnings both cou
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 CORPUS = Path(__file__).parents[1] / "corpus"
 EXIT = {"equivalent": 0, "different": 1, "inconclusive": 3}
@@ -34,26 +31,6 @@ def cases() -> list[tuple[Path, dict]]:
 CASES = cases()
 
 
-def run_in_process(argv: list[str]) -> subprocess.CompletedProcess:
-    """`lowercheck ARGV` in this test process, keeping the front ends' worker processes between
-    cases: each case then skips importing lowercheck, torch, Triton and JAX again (the runs still
-    go to fresh child processes). The result looks like `subprocess.run`'s."""
-    from lowercheck.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    previous = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "200"
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(argv, keep_workers=True)
-    finally:
-        if previous is None:
-            os.environ.pop("COLUMNS", None)
-        else:
-            os.environ["COLUMNS"] = previous
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
-
-
 @pytest.mark.parametrize("folder, case", CASES, ids=[f"{f.name}/{c['target']}" for f, c in CASES])
 def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
     report = tmp_path / "report.json"
@@ -65,7 +42,7 @@ def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
     if "spec" in case:
         command += ["--spec", str(folder / case["spec"])]
     command += case.get("args", [])  # options the case needs, e.g. ["--platform", "tpu-v5e"]
-    done = run_in_process(command[3:])
+    done = run_lowercheck(command[3:])
     doc = json.loads(report.read_text())
     levels = ("error", "warning") if case.get("mode") == "static" else ("error",)
     found = {f["code"] for f in doc["findings"] if f["severity"] in levels}

@@ -553,6 +553,8 @@ def interpreter_results() -> dict:
 PORTS = sorted(_port_cases())
 
 
+# The interpreter runs every port once per test process: one xdist worker takes all of them.
+@pytest.mark.xdist_group("corpus-interpreter")
 @pytest.mark.parametrize("key", PORTS)
 def test_port_imports_and_has_one_kernel_and_one_wrapper(key):
     res = interpreter_results()[key]
@@ -563,6 +565,7 @@ def test_port_imports_and_has_one_kernel_and_one_wrapper(key):
     assert res["wrappers"] == [cu_stem(op)], "the wrapper is named like the CUDA host launcher"
 
 
+@pytest.mark.xdist_group("corpus-interpreter")
 @pytest.mark.parametrize("key", PORTS)
 def test_port_runs_in_the_interpreter(key):
     op, case = _port_cases()[key]

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from lowercheck import ir
 
+from support import run_lowercheck
+
 VADD = Path(__file__).parents[2] / "corpus" / "vector_add"
 
 
 def diff(target: str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(VADD / "vadd.cu"), str(VADD / target),
-                           "--json", str(out), *extra], capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(VADD / "vadd.cu"), str(VADD / target),
+                           "--json", str(out), *extra])
     return done, json.loads(out.read_text())
 
 
@@ -73,8 +74,7 @@ def test_no_run_is_static_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["vadd.cu", "vadd.py"])
 @pytest.mark.parametrize("emit", ["ir", "access"])
 def test_lower_prints_ir_that_parses_back(name: str, emit: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(VADD / name), "--emit", emit],
-                          capture_output=True, text=True, timeout=300)
+    done = run_lowercheck(["lower", str(VADD / name), "--emit", emit])
     assert done.returncode == 0, done.stderr
     text, _, relations = done.stdout.partition("// access relations")
     module = ir.parse(done.stdout)  # the relations follow as comments: the whole output parses

@@ -5,17 +5,17 @@ like any other (every check proved for all sizes), and a block index off by one 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 
 
 def diff(target: Path, tmp_path: Path) -> tuple[int, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "copy2d.cu"), str(target),
-                           "--no-run", "--json", str(out)], capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(INPUTS / "copy2d.cu"), str(target),
+                           "--no-run", "--json", str(out)])
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(out.read_text())
 

@@ -5,9 +5,9 @@ baseline beside it."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 ROOT = Path(__file__).parents[2]
 INPUTS = Path(__file__).parent / "inputs"
@@ -16,8 +16,8 @@ CORPUS = ROOT / "corpus"
 
 def diff(source: Path, target: Path, tmp_path: Path, *extra: str, name: str = "report.json") -> tuple[int, dict]:
     out = tmp_path / name
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(source), str(target), "--json", str(out),
-                           *extra], capture_output=True, text=True, timeout=900)
+    done = run_lowercheck(["diff", str(source), str(target), "--json", str(out),
+                           *extra])
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(out.read_text())
 

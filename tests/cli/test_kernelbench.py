@@ -5,9 +5,9 @@ it is judged equivalent."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 # The front end's own FileCheck input (its CHECK lines are comments here).
@@ -16,9 +16,9 @@ KERNELBENCH = Path(__file__).parents[1] / "frontends" / "cuda" / "inputs" / "ker
 
 def test_kernelbench_source_against_a_triton_port(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(KERNELBENCH),
+    done = run_lowercheck(["diff", str(KERNELBENCH),
                            str(INPUTS / "bias_relu.py"), "--spec", str(INPUTS / "kb_bias_relu.toml"),
-                           "--json", str(out)], capture_output=True, text=True, timeout=600)
+                           "--json", str(out)])
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(out.read_text())
     assert doc["source"]["language"] == "cuda" and doc["source"]["path"].endswith("kernelbench_relu.py")

@@ -4,9 +4,9 @@ lowercheck captures it once per swept size and checks each size, and says so."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 VADD_CU = Path(__file__).parents[2] / "corpus" / "vector_add" / "vadd.cu"
@@ -14,8 +14,8 @@ VADD_CU = Path(__file__).parents[2] / "corpus" / "vector_add" / "vadd.cu"
 
 def diff(target: str, tmp_path: Path, *extra: str) -> tuple[int, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(VADD_CU), str(INPUTS / target),
-                           "--json", str(out), *extra], capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(VADD_CU), str(INPUTS / target),
+                           "--json", str(out), *extra])
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(out.read_text())
 

@@ -5,18 +5,17 @@ equivalent and a port that copies instead of transposing is LC204."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 
 
 def diff(target: str, tmp_path: Path) -> tuple[int, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "transpose.cu"),
-                           str(INPUTS / target), "--no-run", "--json", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(INPUTS / "transpose.cu"),
+                           str(INPUTS / target), "--no-run", "--json", str(out)])
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(out.read_text())
 

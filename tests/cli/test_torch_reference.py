@@ -6,9 +6,9 @@ columns), get_inputs()'s sizes are one of the runs, and the reference in float64
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 MODELNEW = Path(__file__).parents[1] / "frontends" / "cuda" / "inputs" / "kernelbench_relu.py"
@@ -16,8 +16,8 @@ MODELNEW = Path(__file__).parents[1] / "frontends" / "cuda" / "inputs" / "kernel
 
 def test_kernelbench_problem_against_its_modelnew_without_a_spec(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "bias_relu_problem.py"),
-                           str(MODELNEW), "--json", str(out)], capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(INPUTS / "bias_relu_problem.py"),
+                           str(MODELNEW), "--json", str(out)])
     doc = json.loads(out.read_text())
     assert doc["source"]["language"] == "torch" and doc["target"]["language"] == "cuda"
     shapes = {p["name"]: p["shape"] for p in doc["target"]["params"]}

@@ -5,17 +5,17 @@ tiles have no contiguous dimension, so Triton cannot coalesce them)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 INPUTS = Path(__file__).parent / "inputs"
 
 
 def diff(target: str, tmp_path: Path, *extra: str) -> tuple[int, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "madd.cu"), str(INPUTS / target),
-                           "--json", str(out), *extra], capture_output=True, text=True, timeout=600)
+    done = run_lowercheck(["diff", str(INPUTS / "madd.cu"), str(INPUTS / target),
+                           "--json", str(out), *extra])
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(out.read_text())
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+from support import run_lowercheck
 
 ROOT = Path(__file__).parents[3]
 INPUTS = Path(__file__).parent / "inputs"
@@ -15,8 +16,8 @@ VADD_CU = ROOT / "corpus" / "vector_add" / "vadd.cu"
 
 def diff(source: Path, target: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(source), str(target), "--json", str(out),
-                           *extra], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = run_lowercheck(["diff", str(source), str(target), "--json", str(out),
+                           *extra])
     assert out.exists(), done.stdout + done.stderr
     return done, json.loads(out.read_text())
 
