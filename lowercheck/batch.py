@@ -380,13 +380,16 @@ def _class_order(names) -> list[str]:
     return known + sorted(set(names) - set(known))
 
 
-def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseline: bool, when: str) -> str:
-    """The detection report: lowercheck beside the baseline, per bug class and per code, every miss."""
+def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseline: bool, when: str,
+             timing: str | None = None) -> str:
+    """The detection report: lowercheck beside the baseline, per bug class and per code, every miss.
+    `timing`: a sentence on how long the run took (left out when None)."""
     ours = summarise(cases, outcomes, "lowercheck")
     base = summarise([c for c in cases if c.mode == "run"], outcomes, "kernelbench") if baseline else None
     lines = [f"# Detection on the corpus ({when})", "",
              f"{len(cases)} cases: {ours.bugs} seeded bugs, {ours.correct} correct pairs "
              f"({sum(c.mode == 'static' for c in cases)} static cases, judged with `--no-run`).", "",
+             *([timing, ""] if timing else []),
              "| | lowercheck | KernelBench-style baseline |", "| --- | --- | --- |"]
 
     def cell(s: Summary | None, value) -> str:
@@ -446,8 +449,16 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
 
     cases = discover(Path(root))
     results_path = Path(results) if results else default_results(Path(root))
+    reused = len(load_results(results_path))
+    start = time.monotonic()
     outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s)
-    text = markdown(cases, outcomes, baseline, time.strftime("%Y-%m-%d"))
+    ran = len(outcomes) - reused
+    timing = (f"Time: {ran} case runs in {time.monotonic() - start:.0f} s of wall time with `-j {jobs}`"
+              + (f"; {reused} results reused from an interrupted run" if reused else "")
+              + "; per tool, the sum of the cases' own times: "
+              + ", ".join(f"{tool} {sum(o.seconds for o in outcomes.values() if o.tool == tool):.0f} s"
+                          for tool in sorted({o.tool for o in outcomes.values()})) + ".")
+    text = markdown(cases, outcomes, baseline, time.strftime("%Y-%m-%d"), timing)
     if markdown_path:
         Path(markdown_path).write_text(text)
     Console(highlight=False, soft_wrap=True).print(text)

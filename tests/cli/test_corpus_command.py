@@ -67,6 +67,7 @@ def test_corpus_runs_resumes_and_compares_with_the_baseline(tmp_path: Path) -> N
     text = report.read_text()
     assert "| seeded bugs detected | 2 / 2 (100.0%) | 0 / 1 (0.0%) |" in text  # <= n passes allclose
     assert "| false positives on correct pairs | 0 / 1 | 0 / 1 |" in text
+    assert "Time: 4 case runs in " in text and "with `-j 2`; 1 results reused from an interrupted run" in text
     # Started again with everything done: nothing runs.
     again = subprocess.run([sys.executable, "-m", "lowercheck", "corpus", str(root), "--json", str(results),
                             "--baseline", "kernelbench"], capture_output=True, text=True, timeout=300)
