@@ -9,7 +9,8 @@ under the address-space limit, without core dumps, with stdout and stderr in the
 it dies with its server (PR_SET_PDEATHSIG).
 
 Protocol, one line each way per batch. The client writes a JSON object
-`{"request": PATH, "result": PATH, "log": PATH, "memory_mb": N | null}`; the server answers
+`{"request": PATH, "result": PATH, "log": PATH, "memory_mb": N | null, "env": {...}}` (the child's
+whole environment: the server was started with the same one, up to `VOLATILE` variables); the server answers
 `started PID` once it has forked and `exited CODE` when the child is gone (CODE as Popen's
 `returncode`: negative for a signal). The server exits at end of input, i.e. when its client closes
 the pipe or dies, and serves one batch at a time: the sandbox keeps a pool of servers per
@@ -35,6 +36,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 _PR_SET_PDEATHSIG = 1
+# Variables that change from call to call and that no import reads: a server started under other
+# values serves the call (its child gets the call's values). pytest names the current test in one.
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "COLUMNS", "LINES"})
 
 
 # --- the server -----------------------------------------------------------------------------------
@@ -78,6 +82,8 @@ def _child(job: dict, devnull: int) -> None:
         os.dup2(devnull, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        os.environ.clear()
+        os.environ.update(job["env"])
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if job["memory_mb"] is not None:
             limit = job["memory_mb"] * 1024 * 1024
@@ -115,8 +121,9 @@ class ForkServer:
                                         env=env, cwd=REPO)
         self._buffer = b""
 
-    def start(self, request: Path, result: Path, log: Path, memory_mb: int | None) -> ForkedChild:
-        job = {"request": str(request), "result": str(result), "log": str(log), "memory_mb": memory_mb}
+    def start(self, request: Path, result: Path, log: Path, memory_mb: int | None,
+              env: dict[str, str]) -> ForkedChild:
+        job = {"request": str(request), "result": str(result), "log": str(log), "memory_mb": memory_mb, "env": env}
         try:
             self.process.stdin.write((json.dumps(job) + "\n").encode())
             self.process.stdin.flush()
@@ -185,7 +192,7 @@ class ForkServerPool:
         self._lock = threading.Lock()
 
     def take(self, language: str, env: dict[str, str]) -> ForkServer:
-        key = (language, tuple(sorted(env.items())))
+        key = _key(language, env)
         with self._lock:
             for ident, (k, server) in list(self._idle.items()):
                 if k == key:
@@ -199,7 +206,7 @@ class ForkServerPool:
         if not server.alive():
             server.stop()
             return
-        key = (language, tuple(sorted(env.items())))
+        key = _key(language, env)
         with self._lock:
             self._idle[id(server)] = (key, server)
             while len(self._idle) > self.keep:
@@ -212,6 +219,10 @@ class ForkServerPool:
             self._idle.clear()
         for server in servers:
             server.stop()
+
+
+def _key(language: str, env: dict[str, str]) -> tuple:
+    return language, tuple(sorted((k, v) for k, v in env.items() if k not in VOLATILE))
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     language, env = requests[0].language, child_environment(requests[0])
     server = SERVERS.take(language, env)
     try:
-        child = server.start(request_path, result_path, log_path, memory_mb)
+        child = server.start(request_path, result_path, log_path, memory_mb, env)
         try:
             code = _wait_per_request(child, result_path, len(requests), timeout_s)
             if code is None:

@@ -50,6 +50,15 @@ def test_another_environment_gets_another_server():
     assert int(other.outputs["parent"][0]) != first["parent"]
 
 
+def test_a_volatile_variable_keeps_the_server_and_reaches_the_child(monkeypatch):
+    first = processes()
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "another test")
+    request = fake("env", name="PYTEST_CURRENT_TEST")
+    result = run_isolated(request)
+    assert bytes(result.outputs["PYTEST_CURRENT_TEST"]) == b"another test"
+    assert processes()["parent"] == first["parent"]
+
+
 def test_one_batch_runs_in_one_child():
     results = run_isolated_batch([fake("processes"), fake("processes")])
     assert results[0].outputs["pid"][0] == results[1].outputs["pid"][0]
