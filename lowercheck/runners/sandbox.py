@@ -28,6 +28,8 @@ import tempfile
 from pathlib import Path
 from time import perf_counter
 
+import numpy as np
+
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.forkserver import ForkedChild, ForkServerPool
 
@@ -40,9 +42,8 @@ CACHE_DIRS = {
     "XDG_CACHE_HOME": "xdg",
 }
 _OUTPUT_TAIL = 4000
-# Messages of allocators that abort instead of raising MemoryError.
 SERVERS = ForkServerPool()  # kept between batches; `stop_servers` ends them
-
+# Messages of allocators that abort instead of raising MemoryError.
 _OOM_MARKS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
 
 
@@ -87,7 +88,7 @@ def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
 
 
 def _elements(request: RunRequest) -> int:
-    return sum(value.size for value in request.args.values() if hasattr(value, "size") and hasattr(value, "shape"))
+    return sum(value.size for value in request.args.values() if isinstance(value, np.ndarray))
 
 
 def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memory_mb: int | None,
