@@ -271,10 +271,12 @@ def determinism_findings(side: str, first: RunResult, second: RunResult, sizes: 
         if differ.any():
             i = int(np.flatnonzero(differ)[0])
             with np.errstate(invalid="ignore", over="ignore"):
-                spread = float(np.nanmax(np.abs(a[differ].astype(np.float64) - b[differ].astype(np.float64))))
+                gaps = np.abs(a[differ].astype(np.float64) - b[differ].astype(np.float64))
+            gaps = gaps[~np.isnan(gaps)]  # NaN in one run only: no distance
+            spread = f"by up to {float(gaps.max()):.3g}" if gaps.size else "NaN in one run and not in the other"
             findings.append(Finding(
                 "LC304", f"the {side}'s `{name}` changes between two runs on the same inputs with other block and "
-                f"atomic orders for {_sizes_text(sizes)}: {int(differ.sum())} elements, by up to {spread:.3g}",
+                f"atomic orders for {_sizes_text(sizes)}: {int(differ.sum())} elements, {spread}",
                 side=side, buffer=name, witness={"sizes": dict(sizes), "index": i, "first": float(a[i]),
                                                  "second": float(b[i]), "count": int(differ.sum())},
                 hint="make the reduction order deterministic (a fixed tree instead of float atomics), or "
