@@ -598,13 +598,15 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     # on the inputs' absolute values: the K-aware rule's magnitude, sum |terms| (exact for a sum, a
     # dot, a scan), which only widens that rule's bound.
     terms: dict[int, RunResult] = {}
+    compared: dict[int, tuple] = {}  # run index -> its comparison without the sum-|terms| run
     if oracle_kind is not None:
-        needed = [index for index, run in enumerate(runs)
-                  if any(p.policy is not None and (p.policy.reduction_length or 1) > 1 for p in policies[index])
-                  and results["source"][index].error is None and results["target"][index].error is None
-                  and _rejected(dynamic.compare(run.sizes, results["source"][index], results["target"][index],
-                                                policies[index], plans[index]["originals"], run.kind,
-                                                results["source"][len(runs) + index])[0])]
+        for index, run in enumerate(runs):
+            if (any(p.policy is not None and (p.policy.reduction_length or 1) > 1 for p in policies[index])
+                    and results["source"][index].error is None and results["target"][index].error is None):
+                compared[index] = dynamic.compare(run.sizes, results["source"][index], results["target"][index],
+                                                  policies[index], plans[index]["originals"], run.kind,
+                                                  results["source"][len(runs) + index])
+        needed = [index for index, (found, _) in compared.items() if _rejected(found)]
         absolute = [replace(plain[i], args=_absolute(plain[i].args), options={**plain[i].options, "shadow_f64": True})
                     for i in needed]
         terms = dict(zip(needed, run_isolated_batch(absolute, options.timeout_s, options.memory_mb) if needed else []))
@@ -627,8 +629,11 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             findings += dynamic.oob_findings(side_name, result, sizes)
             findings += dynamic.event_findings(side_name, result, sizes)
         if src_result.error is None and tgt_result.error is None:
-            more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index], plans[index]["originals"],
-                                           run.kind, oracle, terms.get(index))
+            if index in compared and index not in terms:  # already compared, and nothing to add
+                more, record = compared[index]
+            else:
+                more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index],
+                                               plans[index]["originals"], run.kind, oracle, terms.get(index))
             findings += more
             if index == again:
                 findings += _probes(policies[index], src_result, oracle, plans[index], sizes)
