@@ -120,7 +120,13 @@ def _run(args) -> int:
         return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
                 "bench": _bench}[args.command](args)
     except LowercheckError as err:
-        print(err.render(), file=sys.stderr)
+        from lowercheck.errors import UserCodeStopped
+
+        if isinstance(err, UserCodeStopped):  # a finding about one side: the report says so on stdout
+            print(err.render())
+            print(f"verdict: different (the {err.side or 'user'}'s code stopped the process that ran it)")
+        else:
+            print(err.render(), file=sys.stderr)
         if getattr(args, "json", None):
             _write_error_json(args.json, err)
         return err.exit_code
@@ -147,12 +153,13 @@ def _write_error_json(path: str, err) -> None:
 
     from lowercheck.report.json_report import error_document
 
-    doc = error_document(err.message, err.location.to_json() if err.location else None, err.hint,
-                         "inconclusive" if err.exit_code == 3 else "error")
-    if getattr(err, "code", None):  # an unsupported construct is a finding too (LC901)
+    verdict = {1: "different", 3: "inconclusive"}.get(err.exit_code, "error")
+    doc = error_document(err.message, err.location.to_json() if err.location else None, err.hint, verdict)
+    if getattr(err, "code", None):  # an unsupported construct (LC901), a side that stopped its worker (LC902)
         from lowercheck.findings import Finding
 
-        doc["findings"].append(Finding(err.code, err.message, location=err.location, hint=err.hint).to_json())
+        doc["findings"].append(Finding(err.code, err.message, side=getattr(err, "side", None),
+                                       location=err.location, hint=err.hint).to_json())
     with open(path, "w") as out:
         json.dump(doc, out, indent=2)
 
@@ -167,15 +174,12 @@ def _spec(args):
 
 def _diff(args) -> int:
     from lowercheck.diff import DiffOptions, diff
+    from lowercheck.errors import UserCodeStopped, UserError
     from lowercheck.report import json_report, terminal
 
     if args.no_run and args.no_static:
-        from lowercheck.errors import UserError
-
         raise UserError("--no-run and --no-static leave nothing to check", hint="drop one of them")
     if args.device == "cuda":
-        from lowercheck.errors import UserError
-
         raise UserError("--device cuda: native GPU runs are not available yet",
                         hint="use --device cpu (the emulator and the Triton interpreter)")
     baseline = args.baseline is not None
@@ -188,11 +192,21 @@ def _diff(args) -> int:
     options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
                           static=not args.no_static and not baseline, device=args.device, timeout_s=args.timeout,
                           baseline=args.baseline, gpu=args.gpu, platforms=tuple(args.platform))
-    report = diff(options)
+    try:
+        report = diff(options)
+    except UserCodeStopped as err:
+        from lowercheck.frontends import split_entry
+
+        err.side = "source" if _same_file(err.path, split_entry(args.source)[0]) else "target"
+        raise
     terminal.render(report)
     if args.json:
         json_report.write(report, args.json)
     return report.exit_code
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    return a is not None and os.path.realpath(a) == os.path.realpath(b)
 
 
 def _bench(args) -> int:
@@ -220,7 +234,12 @@ def _lower(args) -> int:
     from lowercheck import ir
     from lowercheck.lowering import lower_file
 
-    module = lower_file(args.file, _spec(args), emit=args.emit)
+    from lowercheck.errors import UserCodeStopped, UserError
+
+    try:
+        module = lower_file(args.file, _spec(args), emit=args.emit)
+    except UserCodeStopped as err:  # no verdict to give: the file cannot be lowered
+        raise UserError(err.message, err.location, err.hint) from None
     sys.stdout.write(ir.print_ir(module, debuginfo=not args.no_loc))
     if args.emit == "access":
         from lowercheck.lowering import relations_text

@@ -52,6 +52,33 @@ class UserError(LowercheckError):
     exit_code = 2
 
 
+class UserCodeStopped(LowercheckError):
+    """The user's code stopped the worker that ran it before the worker handed over its result: it
+    called `sys.exit` or `os._exit`, raised `KeyboardInterrupt`, was killed by a signal, hung or ran
+    out of memory. That is a fault of the side (a finding, LC902), never lowercheck's own exit: the
+    verdict is "different" and the exit code 1, whatever status the user's code asked for."""
+
+    exit_code = 1
+    code = "LC902"
+
+    def __init__(self, message: str, location: SourceLocation | None = None, hint: str | None = None,
+                 path: str | None = None):
+        super().__init__(message, location, hint)
+        self.path = path or (location.file if location else None)
+        self.side: str | None = None  # "source" or "target", once the caller knows which file it was
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.location, self.hint, self.path))
+
+    def render(self) -> str:
+        where = f"{self.location}: " if self.location else (f"{self.path}: " if self.path else "")
+        side = f"[{self.side}] " if self.side else ""
+        text = f"{side}{where}error[{self.code}]: {self.message}"
+        if self.hint:
+            text += f"\n  help: {self.hint}"
+        return text
+
+
 class Unsupported(LowercheckError):
     """A construct lowercheck cannot model yet; the check is inconclusive (exit 3, code LC901)."""
 

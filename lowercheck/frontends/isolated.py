@@ -6,6 +6,12 @@ there, and the worker's heavy imports (torch, Triton) overlap with the main proc
 parsed back from the MLIR text the worker printed (locations included). Results are cached by
 content (`lowercheck.cache`), so an unchanged file is not imported again: the worker starts only
 when something is missing.
+
+The worker is untrusted: the verdict and the exit code come only from the main process. The
+worker runs in a session of its own (a signal to its process group does not reach ours), its stdout
+and stderr go to a log (a printed "verdict: equivalent" never reaches the report), and whatever
+stops it before it hands over its result (`sys.exit`, `os._exit`, `KeyboardInterrupt`, a signal,
+a hang) becomes `UserCodeStopped`: a finding about that side (LC902, exit 1), never our exit.
 """
 
 from __future__ import annotations
@@ -14,23 +20,62 @@ import concurrent.futures
 import importlib
 import json
 import multiprocessing
+import os
 import resource
+import signal
+import tempfile
+import traceback
 from concurrent.futures.process import BrokenProcessPool
 
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import cache
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam
 
 MEMORY_MB = 8192
+_LOG_TAIL = 2000
+_INIT_FAILED = "Exception in initializer"  # what concurrent.futures logs when `_init` raises
 
 
-def _init(language: str, memory_mb: int) -> None:
+def _init(language: str, memory_mb: int, log_path: str) -> None:
+    os.setsid()  # the user's os.killpg(0, ...) reaches this worker's group, not lowercheck's
+    log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(log, 1)  # what the user's code prints stays out of the report
+    os.dup2(log, 2)
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     module = importlib.import_module(f"lowercheck.frontends.{language}")
     getattr(module, "warm_up", lambda: None)()  # start the heavy imports (torch, Triton) now
+
+
+def _guarded(func, language: str, path: str, *args):
+    """`func(language, path, *args)` in the worker; what the user's code raises to stop the process
+    (SystemExit, KeyboardInterrupt) comes back as `UserCodeStopped` at the user's line, instead of
+    crossing into the main process, where concurrent.futures would raise it again."""
+    try:
+        return func(language, path, *args)
+    except Exception:
+        raise
+    except BaseException as err:  # noqa: BLE001 - the user's code tried to stop the process
+        raise UserCodeStopped(f"the file {_stop_text(err)} while lowercheck imported or captured it",
+                              _user_location(err, path), path=path,
+                              hint="a kernel file must not exit or interrupt the process that imports it; "
+                                   "lowercheck ignores the status it asked for") from None
+
+
+def _stop_text(err: BaseException) -> str:
+    if isinstance(err, SystemExit):
+        return f"called sys.exit({err.code!r})"
+    return f"raised {type(err).__name__}"
+
+
+def _user_location(err: BaseException, path: str) -> SourceLocation | None:
+    real = os.path.realpath(path)
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if os.path.realpath(frame.filename) == real:
+            return SourceLocation(path, frame.lineno or 1)
+    return None
 
 
 def _entries(language: str, path: str) -> list[EntryCandidate]:
@@ -70,6 +115,8 @@ class IsolatedFrontend:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._processes: list = []  # the worker's multiprocessing.Process, for its exit status
+        self._log: str | None = None
 
     def warm_up(self, path: str) -> None:
         """Start the worker now unless `path` was lowered before (its imports then overlap ours)."""
@@ -78,24 +125,59 @@ class IsolatedFrontend:
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
+            handle, self._log = tempfile.mkstemp(prefix=f"lowercheck-{self.language}-worker-", suffix=".log")
+            os.close(handle)
             context = multiprocessing.get_context("spawn")
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=_init, initargs=(self.language, self.memory_mb))
+                max_workers=1, mp_context=context, initializer=_init,
+                initargs=(self.language, self.memory_mb, self._log))
             self._pool.submit(int)  # makes the worker start (and import) right away
+            self._processes = list(getattr(self._pool, "_processes", {}).values())
         return self._pool
 
-    def _call(self, func, *args, what: str):
-        future = self._start().submit(func, self.language, *args)
-        try:
-            return future.result(timeout=self.timeout_s)
-        except concurrent.futures.TimeoutError:
+    def _call(self, func, path: str, *args, what: str):
+        future = self._start().submit(_guarded, func, self.language, path, *args)
+        done, _ = concurrent.futures.wait([future], timeout=self.timeout_s)
+        if not done:
             self.close(kill=True)
-            raise UserError(f"{what} did not finish in {self.timeout_s:g} s",
-                            hint="the file may hang at import or while capturing the launch") from None
+            raise UserCodeStopped(f"{what} did not finish in {self.timeout_s:g} s (killed)", path=path,
+                                  hint="the file may hang at import or while capturing the launch")
+        try:
+            return future.result()
         except BrokenProcessPool:
-            self._pool = None
-            raise UserError(f"{what} crashed the front end's worker process",
-                            hint="run the file alone with python to see the crash") from None
+            how, log = self._death(), self._log_tail()
+            self.close(kill=True)
+            if _INIT_FAILED in log:  # our own imports failed: no user code had run yet
+                raise LowercheckError(f"the {self.language} front end's worker failed to start: "
+                                      f"{log.strip().splitlines()[-1] if log.strip() else 'no output'}",
+                                      hint="set LOWERCHECK_DEBUG=1 and report it") from None
+            raise UserCodeStopped(f"{what}: the worker process {how} before it handed over its result"
+                                  + (f"; its last output: {log.strip().splitlines()[-1][:300]}" if log.strip() else ""),
+                                  path=path, hint="run the file alone with python to see what stops it") from None
+
+    def _death(self) -> str:
+        """How the worker ended: its exit status or the signal that killed it."""
+        for process in self._processes:
+            process.join(timeout=5)
+            code = process.exitcode
+            if code is None:
+                continue
+            if code < 0:
+                try:
+                    return f"was killed by {signal.Signals(-code).name}"
+                except ValueError:
+                    return f"was killed by signal {-code}"
+            return f"exited with status {code}"
+        return "ended"
+
+    def _log_tail(self) -> str:
+        try:
+            with open(self._log or "", "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, handle.tell() - _LOG_TAIL))
+                return handle.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
     def entries(self, path: str) -> list[EntryCandidate]:
         key = cache.key(self.language, cache.source_digest(path))
@@ -131,7 +213,27 @@ class IsolatedFrontend:
         if self._pool is None:
             return
         if kill:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.kill()
+            for process in self._processes + list(getattr(self._pool, "_processes", {}).values()):
+                _kill_session(process)
         self._pool.shutdown(wait=True, cancel_futures=True)  # processes killed first: a quick wait
-        self._pool = None
+        self._pool, self._processes = None, []
+        if self._log:
+            try:
+                os.unlink(self._log)
+            except OSError:
+                pass
+            self._log = None
+
+
+def _kill_session(process) -> None:
+    """Kill the worker and whatever the user's code started in its session (it leads its own)."""
+    if process.pid is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.kill()
+    except (ProcessLookupError, AttributeError, ValueError):
+        pass

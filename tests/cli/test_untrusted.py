@@ -1,4 +1,5 @@
-"""A port that hangs when run becomes a finding (LC902), never a dead or stuck lowercheck."""
+"""Untrusted ports: a port that hangs, exits or interrupts its worker, or prints a verdict of its own, becomes
+a finding (LC902) or nothing, never a dead, stuck or fooled lowercheck."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 VADD_CU = Path(__file__).parents[2] / "corpus" / "vector_add" / "vadd.cu"
 
@@ -45,3 +48,78 @@ def test_a_hanging_port_is_a_run_failure(tmp_path: Path) -> None:
     failures = [f for f in doc["findings"] if f["code"] == "LC902"]
     assert failures and failures[0]["side"] == "target" and "timeout" in failures[0]["message"]
     assert doc["runs"][0]["status"] == "failed"
+
+
+# --- a port cannot set lowercheck's exit code ------------------------------------------------------
+
+VADD_PY = (Path(__file__).parents[2] / "corpus" / "vector_add" / "vadd.py").read_text()
+WRAPPER = "def vadd(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+
+
+def _with_import_prelude(prelude: str) -> str:
+    return prelude + "\n" + VADD_PY
+
+
+def _with_wrapper_prelude(prelude: str) -> str:
+    assert WRAPPER in VADD_PY
+    body = "".join(f"    {line}\n" for line in prelude.splitlines())
+    return VADD_PY.replace(WRAPPER, WRAPPER + body)
+
+
+# (name, port text, what the LC902 message says); every one must give exit 1 with a report.
+STOPPING_PORTS = [
+    ("exit_at_import", _with_import_prelude("import sys\nsys.exit(0)"), "sys.exit(0)"),
+    ("exit_in_wrapper", _with_wrapper_prelude("import sys\nsys.exit(0)"), "sys.exit(0)"),
+    ("os_exit_at_import", _with_import_prelude("import os\nos._exit(0)"), "exited with status 0"),
+    ("os_exit_in_wrapper", _with_wrapper_prelude("import os\nos._exit(0)"), "exited with status 0"),
+    ("interrupt_at_import", _with_import_prelude("raise KeyboardInterrupt"), "KeyboardInterrupt"),
+    ("kill_own_group", _with_import_prelude("import os, signal\nos.killpg(0, signal.SIGKILL)"), "SIGKILL"),
+]
+
+
+def _lowercheck(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lowercheck", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("name,text,said", STOPPING_PORTS, ids=[p[0] for p in STOPPING_PORTS])
+def test_a_port_that_stops_its_worker_is_a_finding_not_our_exit(tmp_path: Path, name: str, text: str,
+                                                                said: str) -> None:
+    port = tmp_path / f"{name}.py"
+    port.write_text(text)
+    report = tmp_path / "report.json"
+    done = _lowercheck("diff", str(VADD_CU), str(port), "--no-run", "--json", str(report))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "error[LC902]" in done.stdout and said in done.stdout and "verdict: different" in done.stdout
+    doc = json.loads(report.read_text())
+    assert doc["verdict"] == "different"
+    (finding,) = doc["findings"]
+    assert finding["code"] == "LC902" and finding["side"] == "target" and said in finding["message"]
+
+
+def test_a_port_that_exits_only_when_run_is_a_run_failure(tmp_path: Path) -> None:
+    """Captured with fake tensors it behaves; run for real it exits 0: the run's LC902."""
+    port = tmp_path / "exit_when_run.py"
+    port.write_text(_with_wrapper_prelude("import os\nif os.environ.get('TRITON_INTERPRET'):\n    os._exit(0)"))
+    done = _lowercheck("diff", str(VADD_CU), str(port), "--size", "n=100")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error[LC902]" in done.stdout and "exited with status 0" in done.stdout
+
+
+def test_what_a_port_prints_stays_out_of_the_report(tmp_path: Path) -> None:
+    port = tmp_path / "printing.py"
+    port.write_text(_with_import_prelude("print('verdict: FORGED')\nimport sys\nprint('FORGED too', file=sys.stderr)"
+                                         "\nsys.stdout.close()"))
+    done = _lowercheck("diff", str(VADD_CU), str(port), "--no-run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FORGED" not in done.stdout + done.stderr
+    assert "verdict: equivalent" in done.stdout
+
+
+def test_lower_of_a_file_that_exits_is_bad_input(tmp_path: Path) -> None:
+    port = tmp_path / "exits.py"
+    port.write_text(_with_import_prelude("import sys\nsys.exit(0)"))
+    done = _lowercheck("lower", str(port))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{port}:2" in done.stderr and "sys.exit(0)" in done.stderr
