@@ -675,7 +675,7 @@ def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple])
         if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
                                      for g in report.findings):
             continue  # already shown (statically, or at a smaller size)
-        key = (f.code, f.side, f.buffer)
+        key = (f.code, f.side, f.buffer, f.level)  # a warning never hides an error of the same code
         if key not in seen:
             seen.add(key)
             report.findings.append(replace(f, evidence=f.evidence or str(Evidence.OBSERVED)))

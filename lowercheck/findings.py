@@ -298,11 +298,17 @@ def _lc301():
 def _lc302():
     """What it checks: NaN and infinity appear at the same positions on both sides.
 
-    Why it matters: a port that handles special values differently breaks downstream code.
+    Why it matters: a NaN or an infinity on one side only, from finite inputs, is the kernel's own
+    overflow or 0/0 (an error). Where the inputs themselves hold NaN or infinities, the answer may
+    depend on the math library and the machine (PyTorch's erf-based GELU is NaN at +inf on some
+    CPUs, +inf on others): then the finding is a warning naming the element and both values, and
+    the verdict comes from the runs on finite inputs (docs/portability.md).
 
-    Example: a max-reduction that drops NaN.
+    Example: a softmax without max subtraction is NaN at large finite inputs (error); a max-reduction
+    that drops NaN differs only where an input is NaN (warning).
 
-    Fix: follow the source's special-value semantics."""
+    Fix: avoid the overflow (subtract the max, rescale); follow the source's special-value semantics
+    if the task specifies NaN/Inf inputs."""
 
 
 @_code("LC303", Severity.ERROR, "unwritten output (poison survived)")

@@ -19,7 +19,8 @@ text, its bound and its observed error, so the report can say which rule decided
   largest error plus a slack of a few ulps of the output: the target is no worse than the source.
 
 NaN and infinity are compared by position (`Judgement.special_mismatch`, LC302) and kept out of the
-numeric statistics and rules.
+numeric statistics and rules; where the run's inputs held NaN or infinities, such a difference is a
+warning (`compare/dynamic.py`: a math library's answer at +inf differs by machine, docs/portability.md).
 """
 
 from __future__ import annotations

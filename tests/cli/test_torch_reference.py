@@ -24,10 +24,11 @@ def test_kernelbench_problem_against_its_modelnew_without_a_spec(tmp_path: Path)
     assert shapes == {"x": ["x_size0", "x_size1"], "bias": ["x_size1"], "return0": ["x_size0", "x_size1"]}
     assert any(r["sizes"] == {"x_size0": 24, "x_size1": 200} for r in doc["runs"])  # get_inputs()' sizes
     assert any("reference in float64" in n for n in doc["notes"])
-    # The kernel's `v > 0 ? v : 0` turns NaN into 0 where torch.relu keeps it: a real difference,
-    # seen only with special-value inputs; every other run agrees.
-    errors = [f for f in doc["findings"] if f["severity"] == "error"]
-    assert [f["code"] for f in errors] == ["LC302"], done.stdout
-    assert errors[0]["witness"]["inputs"] == "special"
+    # The kernel's `v > 0 ? v : 0` turns NaN into 0 where torch.relu keeps it: a difference at NaN
+    # inputs only, so a warning naming both values; every run on finite inputs agrees: equivalent.
+    assert not [f for f in doc["findings"] if f["severity"] == "error"], done.stdout
+    (nonfinite,) = [f for f in doc["findings"] if f["code"] == "LC302"]
+    assert nonfinite["severity"] == "warning" and nonfinite["witness"]["inputs"] == "special"
+    assert nonfinite["witness"]["nonfinite_inputs"] and "treat non-finite inputs differently" in nonfinite["message"]
     assert all(r["status"] == "ok" for r in doc["runs"] if r["inputs"] != "special")
-    assert done.returncode == 1
+    assert done.returncode == 0
