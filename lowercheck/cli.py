@@ -231,21 +231,28 @@ def _corpus(args) -> int:
 
 
 def _lower(args) -> int:
+    """Print the kernel IR or the access IR; exit 3 when the access IR holds an access lowercheck
+    could not model (what `diff` reports as LC901), with either --emit."""
     from lowercheck import ir
-    from lowercheck.lowering import lower_file
-
+    from lowercheck.dialects.access import UnmodelledOp
     from lowercheck.errors import UserCodeStopped, UserError
+    from lowercheck.lowering import extract_accesses, lower_file, relations_text
 
     try:
-        module = lower_file(args.file, _spec(args), emit=args.emit)
+        module = lower_file(args.file, _spec(args), emit="ir")
     except UserCodeStopped as err:  # no verdict to give: the file cannot be lowered
         raise UserError(err.message, err.location, err.hint) from None
-    sys.stdout.write(ir.print_ir(module, debuginfo=not args.no_loc))
+    accesses = extract_accesses(module)
+    shown = accesses if args.emit == "access" else module
+    sys.stdout.write(ir.print_ir(shown, debuginfo=not args.no_loc))
     if args.emit == "access":
-        from lowercheck.lowering import relations_text
-
-        sys.stdout.write(relations_text(module))
-    return 0
+        sys.stdout.write(relations_text(accesses))
+    unmodelled = [op for op in accesses.walk() if isinstance(op, UnmodelledOp)]
+    if not unmodelled:
+        return 0
+    print(f"inconclusive[LC901]: {len(unmodelled)} access(es) not modelled (`access.unmodelled` in "
+          "--emit access): the static checks cannot prove anything about them", file=sys.stderr)
+    return 3
 
 
 def _opt(args) -> int:

@@ -34,7 +34,14 @@ from lowercheck.frontends.base import (
     SizeArg,
     TensorArg,
 )
-from lowercheck.lowering import assume_arguments, extract_accesses, resolve_entry, spec_binding, typed
+from lowercheck.lowering import (
+    assume_arguments,
+    extract_accesses,
+    resolve_entry,
+    source_notes,
+    spec_binding,
+    typed,
+)
 from lowercheck.runners import poison
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.spec import Spec
@@ -419,6 +426,8 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
         module = lower_at(probe)
         if notes is not None:
             notes.append(f"{path} is captured once per size: {why}")
+    if notes is not None:
+        notes += source_notes(frontend, path)
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     return info

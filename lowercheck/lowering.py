@@ -164,7 +164,16 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         sizes = spec.sweep()[0] if spec.sizes else {name: 1000 for name in names}
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         module = frontend.lower(path, entry, Binding(binding.args, sizes))
+    for note in source_notes(frontend, path):
+        print(f"note: {note}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
+
+
+def source_notes(frontend, path: str) -> list[str]:
+    """What a front end replaced or skipped while reading `path` (the CUDA front end's empty
+    headers and unparsed host functions); none for the others."""
+    notes = getattr(frontend, "source_notes", None)
+    return list(notes(path)) if callable(notes) else []
 
 
 def assume_arguments(path: str, candidate: EntryCandidate, binding: Binding) -> list[str]:

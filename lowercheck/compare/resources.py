@@ -51,7 +51,11 @@ def ptxas_usage(path: str, arch: str = DEFAULT_ARCH) -> tuple[dict[str, KernelUs
         return {}, "nvcc not found: registers and shared memory were not checked"
     with tempfile.TemporaryDirectory(prefix="lowercheck-nvcc-") as folder:
         try:
-            done = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-o", f"{folder}/k.cubin", path],
+            # The helpers lowercheck models (helper_cuda.h's checks) are valid CUDA for nvcc too.
+            from lowercheck.frontends.cuda.parse import MODELLED
+
+            done = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", f"-I{MODELLED}",
+                                   "-o", f"{folder}/k.cubin", path],
                                   capture_output=True, text=True, timeout=NVCC_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return {}, f"nvcc took over {NVCC_TIMEOUT_S} s: registers and shared memory were not checked"

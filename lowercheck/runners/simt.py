@@ -1260,6 +1260,7 @@ _RMW: dict[int, tuple[Any, bool]] = {
     10: (np.multiply, False),  # muli
     11: (np.bitwise_or, False),  # ori
     12: (np.bitwise_and, False),  # andi
+    15: (np.bitwise_xor, False),  # xori
 }
 
 
@@ -1276,7 +1277,7 @@ def _serial_order(rng: np.random.Generator, address: np.ndarray) -> tuple[np.nda
 def _apply_rmw(rng: np.random.Generator, data: np.ndarray, address: np.ndarray, value: np.ndarray,
                combine: Any, need_old: bool) -> np.ndarray:
     """Apply `data[a] = combine(data[a], v)` lane by lane in a random order; each lane's old value."""
-    exact = combine in (np.add, np.multiply, np.maximum, np.minimum, np.bitwise_or, np.bitwise_and)
+    exact = combine in (np.add, np.multiply, np.maximum, np.minimum, np.bitwise_or, np.bitwise_and, np.bitwise_xor)
     if not need_old and exact and data.dtype.kind in "iu":
         combine.at(data, address, value)  # integer results do not depend on the order
         return np.zeros(len(address), data.dtype)

@@ -82,3 +82,12 @@ def test_lower_prints_ir_that_parses_back(name: str, emit: str) -> None:
     if emit == "access":
         assert "access.access" in text and 'kind = "write"' in text
         assert " write " in relations and "-> { K0_w0[GRID0" in relations  # in words and in isl
+
+
+@pytest.mark.parametrize("emit", ["ir", "access"])
+def test_lower_is_inconclusive_when_an_access_is_not_modelled(emit: str) -> None:
+    """The histogram's bin index comes from a loaded value: an `access.unmodelled`, so exit 3."""
+    done = run_lowercheck(["lower", str(VADD.parent / "histogram" / "histogram.cu"), "--emit", emit])
+    assert done.returncode == 3, done.stderr
+    assert "inconclusive[LC901]" in done.stderr and "not modelled" in done.stderr
+    assert ("access.unmodelled" in done.stdout) == (emit == "access")

@@ -31,3 +31,14 @@ def test_transposed_read_changes_the_dependence(tmp_path: Path) -> None:
     assert code == 1
     [dep] = [f for f in doc["findings"] if f["code"] == "LC204"]
     assert dep["witness"]["element"] >= 0 and dep["witness"]["read_by"] in ("the source", "the target")
+
+
+def test_a_warp_per_row_with_cg_reduce_is_equivalent(tmp_path: Path) -> None:
+    """cooperative_groups as real kernels use it: a tile per row, a loop stepped by `warp.size()`,
+    `cg::reduce(warp, acc, cg::plus<float>())`, and <helper_cuda.h>'s checkCudaErrors."""
+    out = tmp_path / "report.json"
+    done = run_lowercheck(["diff", str(INPUTS / "rowsum_cg.cu"), str(INPUTS / "rowsum.py"), "--json", str(out)])
+    doc = json.loads(out.read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not [f for f in doc["findings"] if f["code"] == "LC901"]
+    assert doc["runs"] and all(r["status"] == "ok" for r in doc["runs"])

@@ -48,20 +48,34 @@ from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
 LANGUAGE = "cuda"
 EXTENSIONS = (".cu", ".cuh")  # and `.py` files calling load_inline (frontends/__init__.py)
 
-__all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower"]
+__all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower", "source_notes"]
 
 
-def _launchers(path: str | os.PathLike):
+def source_notes(path: str | os.PathLike) -> list[str]:
+    """Headers replaced by empty ones and host functions skipped for their clang errors."""
+    return parse.source_notes(path)
+
+
+def _launchers(path: str | os.PathLike, with_errors: bool = False):
+    """The host functions that launch a kernel; those holding a clang error only if `with_errors`."""
     tu = parse.translation_unit(path)
+    broken = {parse.decl_key(fn) for fn in parse.errored_functions(path)}
     return [fn for fn in parse.function_definitions(tu)
-            if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)]
+            if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)
+            and (with_errors or parse.decl_key(fn) not in broken)]
 
 
 def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     """The host functions in `path` that launch a kernel, in source order."""
     shown = str(path)
     found = []
-    for fn in _launchers(path):
+    launchers = _launchers(path)
+    if not launchers:  # a launcher that does not parse: clang's own message, not "no entry point"
+        for fn in _launchers(path, with_errors=True):
+            error = parse.deferred_error(path, [fn])
+            if error is not None:
+                raise error
+    for fn in launchers:
         params = []
         for p in (c for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL):
             if is_stream(p.type):
@@ -86,6 +100,9 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
     """The module for the host launcher `entry` (None: the file's only launcher) in `path`."""
     shown = str(path)
     fn = _resolve(path, entry)
+    error = parse.deferred_error(path, _reachable(fn, parse.translation_unit(path)))
+    if error is not None:  # a kernel or device function this launcher needs does not parse
+        raise error
     try:
         return _lower(fn, shown, binding)
     except LowercheckError:
@@ -117,13 +134,41 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     return module
 
 
+def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
+    """`fn` and every function of the main file it calls or launches, transitively."""
+    found: dict[tuple[int, int], ci.Cursor] = {}
+    todo = [fn]
+    while todo:
+        current = todo.pop()
+        key = parse.decl_key(current)
+        if key in found:
+            continue
+        found[key] = current
+        for c in parse.walk(current):
+            if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None:
+                definition = c.referenced.get_definition()
+                if definition is not None and parse.is_main_file(definition, tu):
+                    todo.append(definition)
+    return list(found.values())
+
+
 def _resolve(path: str | os.PathLike, entry: str | None):
     launchers = _launchers(path)
     names = [fn.spelling for fn in launchers]
+    if entry is not None:  # named: a launcher that does not parse gives its own clang error
+        for fn in _launchers(path, with_errors=True):
+            if fn.spelling == entry and fn not in launchers:
+                error = parse.deferred_error(path, [fn])
+                if error is not None:
+                    raise error
     if entry is None:
         if len(launchers) == 1:
             return launchers[0]
         if not launchers:
+            for fn in _launchers(path, with_errors=True) or parse.errored_functions(path):
+                error = parse.deferred_error(path, [fn])  # clang's own message, not "no launcher"
+                if error is not None:
+                    raise error
             raise UserError(f"{path} has no host function that launches a kernel",
                             hint="add a launcher, e.g. `void launch(float* x, int n) { "
                                  "k<<<(n + 255) / 256, 256>>>(x, n); }`")

@@ -728,16 +728,42 @@ class KernelLowering:
         return c.kind == K.DECL_REF_EXPR and c.referenced is not None and decl_key(c.referenced) == key
 
     def _invariant(self, e: ci.Cursor, body: ci.Cursor, inc: ci.Cursor, key: tuple[int, int]) -> bool:
-        """`e` reads no memory, calls nothing, and no variable it reads changes in the loop."""
+        """`e` reads no memory, calls only pure functions (`_pure_call`), and no variable it reads
+        changes in the loop."""
         assigned = self._assigned([body, inc]) | {key}
+        return self._pure(e, assigned, depth=0)
+
+    def _pure(self, e: ci.Cursor, assigned: set[tuple[int, int]], depth: int) -> bool:
         for c in walk(e):
-            if c.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR) or (
-                    c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
+            if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and unary_operator(c, self.shown) == "*"):
+                return False
+            if c.kind == K.CALL_EXPR and not self._pure_call(c, depth):
                 return False
             if c.kind == K.DECL_REF_EXPR and c.referenced is not None and (
                     decl_key(c.referenced) in assigned or _is_shared(c.referenced)):  # shared: other threads write it
                 return False
         return True
+
+    def _pure_call(self, c: ci.Cursor, depth: int) -> bool:
+        """A call whose value depends on its arguments and the work item only: a math function
+        (`min`, `max`, ...), a group's size or rank (`tile.size()`), or a helper of the file whose
+        body is one `return` of such an expression (`ceil_div(a, b)`). Its arguments are walked
+        by the caller."""
+        callee = c.referenced
+        if callee is None:
+            return False
+        if callee.kind == K.CXX_METHOD and _group_type(callee.semantic_parent.type) is not None:
+            return callee.spelling in _GROUP_QUERIES
+        definition = callee.get_definition()
+        if definition is None:
+            return callee.spelling in _MATH
+        if depth >= 4 or definition.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+            return False
+        statements = [k for k in children(definition) if k.kind == K.COMPOUND_STMT]
+        body = children(statements[0]) if statements else []
+        if len(body) != 1 or body[0].kind != K.RETURN_STMT or not children(body[0]):
+            return False
+        return self._pure(children(body[0])[0], set(), depth + 1)
 
     def _step(self, inc: ci.Cursor, key: tuple[int, int], body: ci.Cursor) -> ci.Cursor | int | None:
         """The step of `i++`, `++i`, `i += s`, `i = i + s` when s is invariant and positive."""
@@ -760,8 +786,11 @@ class KernelLowering:
             return None
         return step if self._positive(step) else None
 
-    def _positive(self, e: ci.Cursor) -> bool:
-        """Provably positive: a positive constant, blockDim/gridDim, and sums and products of those."""
+    def _positive(self, e: ci.Cursor, depth: int = 0) -> bool:
+        """A step taken as positive: a positive constant, blockDim/gridDim, warpSize, a group's
+        size, a parameter of the function (a step <= 0 would never end the loop: assumed > 0), a
+        local that is never reassigned and starts positive, and sums, products and quotients by a
+        positive constant of those."""
         value = evaluate(e)
         if isinstance(value, int):
             return value > 0
@@ -769,10 +798,22 @@ class KernelLowering:
         if c.kind == K.MEMBER_REF_EXPR:
             base = _strip(children(c)[0]) if children(c) else None
             return base is not None and base.spelling in ("blockDim", "gridDim")
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            decl = c.referenced
+            if decl.spelling == "warpSize" or decl.kind == K.PARM_DECL:
+                return True
+            if decl.kind == K.VAR_DECL and depth < 4 and not _is_shared(decl) \
+                    and decl_key(decl) not in self._assigned([self.frames[-1].cursor]):
+                inits = [k for k in children(decl) if k.kind.is_expression()]
+                return bool(inits) and self._positive(inits[-1], depth + 1)
+            return False
+        if c.kind == K.CALL_EXPR and c.referenced is not None and c.referenced.kind == K.CXX_METHOD \
+                and _group_type(c.referenced.semantic_parent.type) is not None:
+            return c.referenced.spelling in ("size", "num_threads", "meta_group_size")
         if c.kind == K.BINARY_OPERATOR and c.binary_operator in (B.Add, B.Mul):
-            return all(self._positive(k) for k in children(c))
+            return all(self._positive(k, depth) for k in children(c))
         if c.kind in _CASTS and children(c):
-            return self._positive(children(c)[-1])
+            return self._positive(children(c)[-1], depth)
         return False
 
     def _scf_for(self, s, var, init, bound, inclusive, step, body) -> None:
@@ -1326,6 +1367,8 @@ class KernelLowering:
             return _group_method(self, e, callee, args)
         if name == "sync" and len(args) == 1 and _group_type(args[0].type) is not None:
             return _group_sync(self, e, self.group(args[0]))
+        if name == "reduce" and len(args) == 3 and _group_type(args[0].type) is not None:
+            return _group_reduce(self, e, self.group(args[0]), args[1], args[2])
         special = _SPECIAL_CALLS.get(name)
         if special is not None and callee.get_definition() is None:
             return special(self, e, args)
@@ -1523,10 +1566,32 @@ def _syncwarp(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[
 
 
 def _ldg(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
-    """`__ldg(p)`: a load through the read-only cache, a plain load here."""
+    """`__ldg(p)` and the other cache-hinted loads (`__ldcs`, `__ldcg`, ...): a plain load here
+    (the hint changes where the line is cached, not the value)."""
     p = _address(lo, args[0], e)
     assert p.ctype.elem is not None
     return lo.load(p, e), p.ctype.elem
+
+
+def _cache_hinted_store(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`__stcs(p, v)`, `__stcg`, `__stwt`, `__stwb`: `*p = v` with a cache hint, a plain store here."""
+    p = _address(lo, args[0], e)
+    assert p.ctype.elem is not None
+    v, t = lo.expr(args[1])
+    lo.store(p, v if p.ctype.elem.kind == "vec" else lo.convert(lo.scalar(v, args[1]), t, p.ctype.elem, args[1]), e)
+    return Undef(ct.VOID), ct.VOID
+
+
+def _mul24(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`__mul24(a, b)` / `__umul24`: the low 32 bits of the product of the operands' low 24 bits,
+    which is the plain product for operands that fit in 24 bits (what the intrinsic is used for)."""
+    rt = lo.ctype(e.type, e)
+    mask = lo.constant((1 << 24) - 1, rt, e)
+    a, b = (lo.emit1(arith.AndIOp(_arg(lo, x, rt), mask), e) for x in args[:2])
+    if rt.signed:  # sign-extend bit 23: shift left by 8, then arithmetically right by 8
+        eight = lo.constant(8, rt, e)
+        a, b = (lo.emit1(arith.ShRSIOp(lo.emit1(arith.ShLIOp(x, eight), e), eight), e) for x in (a, b))
+    return lo.emit1(arith.MuliOp(a, b), e), rt
 
 
 def _shuffle(mode: str):
@@ -1558,7 +1623,7 @@ def _vote(mode: str):
 # MLIR's AtomicRMWKind numbers for (float, signed int, unsigned int) elements; None: no such atomic.
 _RMW_KINDS: dict[str, tuple[int | None, int, int]] = {
     "atomicAdd": (0, 1, 1), "atomicExch": (2, 2, 2), "atomicMax": (3, 4, 5), "atomicMin": (6, 7, 8),
-    "atomicOr": (None, 11, 11), "atomicAnd": (None, 12, 12),
+    "atomicOr": (None, 11, 11), "atomicAnd": (None, 12, 12), "atomicXor": (None, 15, 15),  # xori
 }
 
 
@@ -1567,11 +1632,14 @@ def _atomic(name: str):
         p = _address(lo, args[0], e)
         t = p.ctype.elem
         assert t is not None
-        kinds = _RMW_KINDS[name]
+        kinds = _RMW_KINDS["atomicAdd" if name == "atomicSub" else name]
         kind = kinds[0] if t.is_float else kinds[1] if t.signed else kinds[2]
         if kind is None:
             raise lo.unsupported(f"`{name}` on {t.dtype}", e)
         v = _arg(lo, args[1], t)
+        if name == "atomicSub":  # old - v wraps as old + (-v) does
+            kind = kinds[1]
+            v = lo.emit1(arith.SubiOp(lo.constant(0, t, e), v), e)
         op = memref.AtomicRMWOp.build(operands=[v, p.base, lo.indices(p, e)], result_types=[t.ir],
                                        properties={"kind": IntegerAttr(kind, IntegerType(64))})
         return lo.emit1(op, e), t
@@ -1633,11 +1701,13 @@ def _half_compare(op_of: B):
 _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]], tuple[Value, CType]]] = {
     "__syncthreads": _barrier,
     "__syncwarp": _syncwarp,
-    "__ldg": _ldg,
+    **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
+    **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
+    "__mul24": _mul24, "__umul24": _mul24,
     **{f"__shfl{suffix}_sync": _shuffle(mode)
        for suffix, mode in (("", "idx"), ("_up", "up"), ("_down", "down"), ("_xor", "xor"))},
     **{f"__{mode}_sync": _vote(mode) for mode in ("ballot", "any", "all")},
-    **{name: _atomic(name) for name in _RMW_KINDS},
+    **{name: _atomic(name) for name in (*_RMW_KINDS, "atomicSub")},
     "atomicCAS": _atomic_cas,
     "__hadd": _half_binary(B.Add), "__hsub": _half_binary(B.Sub), "__hmul": _half_binary(B.Mul),
     "__hdiv": _half_binary(B.Div), "__hfma": _half_fma, "__hneg": _half_neg,
@@ -1733,3 +1803,42 @@ def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
         rt = lo.ctype(e.type, e)
         return lo.convert(v, result, rt, e), rt
     raise lo.unsupported(f"the cooperative_groups call `{name}`", e)
+
+
+# A group's queries: pure, the same on every trip of a loop.
+_GROUP_QUERIES = ("size", "num_threads", "thread_rank", "meta_group_rank", "meta_group_size")
+
+# cooperative_groups' function objects -> the combining op for (signed int, unsigned int, float)
+_GROUP_COMBINES = {
+    "plus": _int_or_float(arith.AddiOp, arith.AddiOp, arith.AddfOp),
+    "less": _int_or_float(arith.MinSIOp, arith.MinUIOp, arith.MinimumfOp),
+    "greater": _int_or_float(arith.MaxSIOp, arith.MaxUIOp, arith.MaximumfOp),
+    "bit_and": _int_or_float(arith.AndIOp, arith.AndIOp, None),
+    "bit_or": _int_or_float(arith.OrIOp, arith.OrIOp, None),
+    "bit_xor": _int_or_float(arith.XOrIOp, arith.XOrIOp, None),
+}
+
+
+def _group_reduce(lo: KernelLowering, e: ci.Cursor, group: Group, value: ci.Cursor,
+                  op: ci.Cursor) -> tuple[Value, CType]:
+    """`cg::reduce(tile, v, cg::plus<T>())`: every lane gets the combination of the tile's values,
+    as the butterfly `v = op(v, tile.shfl_xor(v, o))` for o = N/2, ..., 1."""
+    if group.size is None:
+        raise lo.unsupported("`cg::reduce` over a whole thread block (only over a thread_block_tile)", e)
+    if group.size & (group.size - 1) or group.size > 32:
+        raise lo.unsupported(f"`cg::reduce` over a tile of {group.size} threads (a power of two up to 32)", e)
+    decl = op.type.get_canonical().get_declaration()
+    name = decl.spelling if decl is not None else ""
+    rt = lo.ctype(e.type, e)
+    combine = _GROUP_COMBINES.get(name, lambda t: None)(rt)
+    if combine is None:
+        raise lo.unsupported(f"`cg::reduce` with the operator `{_text(op)}` on {rt.dtype}", op)
+    v = _arg(lo, value, rt)
+    mask, width = lo.constant(FULL_MASK, ct.UINT, e), lo.constant(group.size, ct.INT, e)
+    offset = group.size // 2
+    while offset >= 1:
+        other = lo.emit1(simt.ShuffleOp.create(operands=[v, lo.constant(offset, ct.INT, e), mask, width],
+                                                result_types=[rt.ir], properties={"mode": StringAttr("xor")}), e)
+        v = lo.emit1(combine(v, other), e)
+        offset //= 2
+    return v, rt

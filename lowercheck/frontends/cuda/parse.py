@@ -4,9 +4,16 @@ A KernelBench-style `.py` file (`load_inline(cuda_sources=SRC, ...)`) is parsed 
 assigned at module level, as an unsaved file; locations map back to the `.py` file's lines.
 
 One translation unit per file and process (`translation_unit` caches it by path and mtime). Real CUDA
-headers do not parse with the bundled clang, so `-nostdinc` and every header a CUDA file commonly
-includes maps to an empty in-memory file: `shim.h` declares what they would have. A clang error is a
-`UserError` at the user's file:line:col.
+headers do not parse with the bundled clang, so `-nostdinc`, and:
+- every header a CUDA file commonly includes maps to an empty in-memory file: `shim.h` declares what
+  they would have; headers whose macros matter (`helper_cuda.h`'s `checkCudaErrors`, c10's launch
+  checks) are modelled in `include/`;
+- any other header that is not a file beside the includer is replaced by an empty one, and
+  `source_notes(path)` says so: host-only headers (`<iostream>`, a sample's timer helpers) declare
+  nothing a kernel needs, and a kernel that did need one fails at its own line instead.
+A clang error is a `UserError` at the user's file:line:col, except inside a function that is not on
+the lowering path (a sample's `main`, full of host APIs lowercheck does not model): such errors are
+kept per function (`deferred_error`) and raised only when that function is lowered.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import ast
 import ctypes
 import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -36,13 +44,18 @@ _EMPTY_HEADERS = (
 )
 
 
+MODELLED = Path(__file__).with_name("include")  # headers lowercheck models beyond shim.h
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_INCLUDE_DEPTH = 16
+
+
 def _resource_include() -> str:
     return str(Path(ci.__file__).parent / "native" / "resource" / "include")
 
 
 def _args() -> list[str]:
     return ["-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib", "-std=c++17",
-            "-nostdinc", "-Wno-unknown-cuda-version", f"-I{_VIRTUAL_INCLUDE}",
+            "-nostdinc", "-Wno-unknown-cuda-version", f"-I{MODELLED}", f"-I{_VIRTUAL_INCLUDE}",
             "-isystem", _resource_include(), "-include", str(SHIM)]
 
 
@@ -59,7 +72,15 @@ def _unary_kind_fn():
     return fn
 
 
-_TU_CACHE: dict[str, tuple[float, ci.TranslationUnit]] = {}
+@dataclass
+class _Parsed:
+    mtime: float
+    tu: ci.TranslationUnit
+    stubbed: list[str]  # headers replaced by an empty file
+    deferred: list[ci.Diagnostic]  # errors inside functions, raised when such a function is lowered
+
+
+_TU_CACHE: dict[str, _Parsed] = {}
 
 
 @dataclass(frozen=True)
@@ -134,11 +155,18 @@ def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
     file = Path(path)
     if not file.is_file():
         raise UserError(f"no such file: {file}", hint="check the path of the CUDA source")
+    return _parse(path).tu
+
+
+def _parse(path: str | os.PathLike) -> _Parsed:
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"no such file: {file}", hint="check the path of the CUDA source")
     key = str(file.resolve())
     mtime = file.stat().st_mtime
     cached = _TU_CACHE.get(key)
-    if cached and cached[0] == mtime:
-        return cached[1]
+    if cached and cached.mtime == mtime:
+        return cached
     unsaved = [(f"{_VIRTUAL_INCLUDE}/{name}", "") for name in _EMPTY_HEADERS]
     parsed = key
     if file.suffix == ".py":  # KernelBench style: the CUDA source is a string in the file
@@ -146,29 +174,140 @@ def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
         parsed = key + ".cu"
         _EMBEDDED[parsed] = where
         unsaved.append((parsed, source))
+    else:
+        source = read_source(file)
+    stubbed, shadowed = _missing_headers(source, file.parent)
+    unsaved += [(name, "") for header in stubbed for name in _virtual_names(header)]
+    unsaved += [(str(local), f"#include <{name}>\n") for local, name in shadowed]  # the model, once
     try:
         tu = _index().parse(parsed, args=_args(), unsaved_files=unsaved)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
-    _raise_first_error(tu, str(file))
-    _TU_CACHE[key] = (mtime, tu)
-    return tu
+    deferred = _check_errors(tu, str(file))
+    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred)
+    return result
 
 
-def _raise_first_error(tu: ci.TranslationUnit, shown: str) -> None:
+def read_source(file: Path) -> str:
+    """A C++ file's text as clang reads it; UserError for a binary or non-UTF-8 file."""
+    data = file.read_bytes()
+    if b"\0" in data[:8192]:
+        raise UserError(f"{file} is a binary file, not CUDA source", SourceLocation(str(file), 1))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise UserError(f"{file} is not UTF-8 text (byte 0x{data[err.start]:02x})", SourceLocation(str(file), line),
+                        hint="save the file as UTF-8") from None
+
+
+def _missing_headers(source: str, folder: Path) -> tuple[list[str], list[tuple[Path, str]]]:
+    """The headers `source` includes (directly or through headers beside it) that are neither a file
+    beside their includer, nor one lowercheck models: each becomes an empty header. And the local
+    copies of headers lowercheck models (a sample's own `helper_cuda.h`), which the model replaces:
+    the real ones are host code against the real CUDA headers."""
+    known = set(_EMPTY_HEADERS)
+    missing: list[str] = []
+    shadowed: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+
+    def scan(text: str, here: Path, depth: int) -> None:
+        for quote, name in _INCLUDE.findall(text):
+            name = name.strip()
+            local = here / name
+            if quote == '"' and local.is_file() and (MODELLED / name).is_file():
+                shadowed.append((local.resolve(), name))
+                continue
+            if quote == '"' and local.is_file():
+                if depth < _INCLUDE_DEPTH and local.resolve() not in seen:
+                    seen.add(local.resolve())
+                    try:
+                        scan(local.read_text(errors="replace"), local.parent, depth + 1)
+                    except OSError:
+                        pass
+                continue
+            if name in known or (MODELLED / name).is_file() or name in missing:
+                continue
+            missing.append(name)
+
+    scan(source, folder, 0)
+    return missing, shadowed
+
+
+def _virtual_names(header: str) -> list[str]:
+    """The paths clang may look the empty header up under (`../x.h` normalised too)."""
+    raw = f"{_VIRTUAL_INCLUDE}/{header}"
+    return list(dict.fromkeys([raw, os.path.normpath(raw)]))
+
+
+def _check_errors(tu: ci.TranslationUnit, shown: str) -> list[ci.Diagnostic]:
+    """Raise the first error outside every function of the main file; return the errors inside
+    one (see `deferred_error`)."""
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if not errors:
-        return
-    first = errors[0]
+        return []
+    bodies = [(fn.extent.start.offset, fn.extent.end.offset) for fn in function_definitions(tu)]
+    deferred, fatal = [], []
+    for d in errors:
+        loc = d.location
+        inside = loc.file is not None and loc.file.name == tu.spelling and any(
+            start <= loc.offset <= end for start, end in bodies)
+        (deferred if inside else fatal).append(d)
+    if fatal:
+        raise _error(fatal[0], len(errors), shown)
+    return deferred
+
+
+def _error(first: ci.Diagnostic, count: int, shown: str) -> UserError:
     loc = first.location
     where = (_mapped(loc.file.name, loc.line, loc.column, shown) if loc.file
              else SourceLocation(shown, loc.line, loc.column))
-    more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+    more = f" (and {count - 1} more error(s))" if count > 1 else ""
     hint = None
     if "file not found" in first.spelling:
         hint = ("lowercheck parses CUDA against its own runtime model (shim.h) without system or C++ "
                 "library headers; keep the kernels and their launcher in a file that needs none")
-    raise UserError(f"{first.spelling}{more}", where, hint)
+    elif "undeclared identifier" in first.spelling or "no member named" in first.spelling:
+        hint = ("lowercheck's CUDA runtime model (shim.h, include/) may not declare this; if it is a CUDA "
+                "or library API, report it")
+    return UserError(f"{first.spelling}{more}", where, hint)
+
+
+def deferred_error(path: str | os.PathLike, functions: list[ci.Cursor]) -> UserError | None:
+    """The first clang error inside any of `functions` (the ones a lowering is about to read), as
+    the UserError to raise; None when they parsed cleanly."""
+    parsed = _parse(path)
+    for fn in functions:
+        start, end = fn.extent.start.offset, fn.extent.end.offset
+        inside = [d for d in parsed.deferred if start <= d.location.offset <= end
+                  and d.location.file is not None and fn.extent.start.file is not None
+                  and d.location.file.name == fn.extent.start.file.name]
+        if inside:
+            return _error(inside[0], len(inside), str(path))
+    return None
+
+
+def errored_functions(path: str | os.PathLike) -> list[ci.Cursor]:
+    """The main file's function definitions that hold a clang error (kept for `deferred_error`)."""
+    parsed = _parse(path)
+    return [fn for fn in function_definitions(parsed.tu)
+            if any(fn.extent.start.offset <= d.location.offset <= fn.extent.end.offset for d in parsed.deferred)]
+
+
+def source_notes(path: str | os.PathLike) -> list[str]:
+    """What the parse replaced or skipped, for the report's notes."""
+    parsed = _parse(path)
+    notes = []
+    if parsed.stubbed:
+        notes.append(f"{path}: replaced by empty headers (lowercheck does not model them; host-only code needs "
+                     f"none): {', '.join(f'<{h}>' for h in parsed.stubbed)}")
+    for fn in errored_functions(path):
+        first = next(d for d in parsed.deferred
+                     if fn.extent.start.offset <= d.location.offset <= fn.extent.end.offset)
+        where = _mapped(first.location.file.name, first.location.line, first.location.column, str(path))
+        notes.append(f"{where}: `{fn.spelling}` does not parse against lowercheck's CUDA model "
+                     f"({first.spelling}); it is not lowered, so this does not matter unless it is the entry")
+    return notes
 
 
 def _shown_name(name: str, shown: str) -> str:

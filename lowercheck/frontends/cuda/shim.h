@@ -166,6 +166,18 @@ __HD__ double max(double, double);
 /* Warp-level primitives, atomics and read-only loads (lowered by name in lower.py). */
 __device__ void __syncwarp(unsigned mask = 0xffffffff);
 template <class T> __device__ T __ldg(const T *address);
+/* Cache-hinted loads and stores: plain loads and stores to lowercheck. */
+template <class T> __device__ T __ldcs(const T *address);
+template <class T> __device__ T __ldcg(const T *address);
+template <class T> __device__ T __ldca(const T *address);
+template <class T> __device__ T __ldcv(const T *address);
+template <class T> __device__ T __ldlu(const T *address);
+template <class T> __device__ void __stcs(T *address, T value);
+template <class T> __device__ void __stcg(T *address, T value);
+template <class T> __device__ void __stwt(T *address, T value);
+template <class T> __device__ void __stwb(T *address, T value);
+__device__ int __mul24(int, int);
+__device__ unsigned int __umul24(unsigned int, unsigned int);
 #define __LC_SHUFFLES(T) \
   __device__ T __shfl_sync(unsigned mask, T value, int lane, int width = 32); \
   __device__ T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32); \
@@ -185,6 +197,7 @@ __LC_ATOMIC_INTS(atomicMax) __LC_ATOMIC(atomicMax, float) __LC_ATOMIC_INTS(atomi
 __LC_ATOMIC_INTS(atomicExch) __LC_ATOMIC(atomicExch, float)
 __LC_ATOMIC_INTS(atomicAnd) __LC_ATOMIC_INTS(atomicOr) __LC_ATOMIC_INTS(atomicXor)
 __LC_ATOMIC(atomicSub, int) __LC_ATOMIC(atomicSub, unsigned int)
+#define __align__(n) __attribute__((aligned(n)))
 __device__ unsigned int atomicInc(unsigned int *address, unsigned int value);
 __device__ unsigned int atomicDec(unsigned int *address, unsigned int value);
 __device__ int atomicCAS(int *address, int compare, int value);
@@ -216,6 +229,11 @@ template <unsigned N> struct thread_block_tile {
   __device__ unsigned ballot(int predicate) const;
 };
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent &parent);
+/* <cooperative_groups/reduce.h>: `reduce(tile, value, op)` gives every lane of the tile the
+ * combination of all its lanes' values (lowered as a shuffle-xor butterfly, lower.py). */
+#define __LC_CG_OP(name) template <class T = void> struct name { __device__ T operator()(T a, T b) const; };
+__LC_CG_OP(plus) __LC_CG_OP(less) __LC_CG_OP(greater) __LC_CG_OP(bit_and) __LC_CG_OP(bit_or) __LC_CG_OP(bit_xor)
+template <class Group, class T, class Op> __device__ T reduce(const Group &group, T value, Op op);
 }  // namespace cooperative_groups
 
 /* The subset of ATen a KernelBench-style host function uses (<torch/extension.h>): a tensor's sizes,

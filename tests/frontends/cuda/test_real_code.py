@@ -1,0 +1,179 @@
+"""CUDA as real files write it ([w2 1/7]): helper headers, headers lowercheck does not model, a host
+`main` full of APIs it does not model, cooperative_groups::reduce, loops stepped by a group's size,
+cache-hinted loads and stores, __mul24, atomicSub/atomicXor. Each kernel is lowered by the front end
+and run by the emulator against numpy, so a construct that is parsed but lowered wrong fails too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lowercheck import ir
+from lowercheck.errors import UserError
+from lowercheck.frontends import cuda
+from lowercheck.lowering import extract_accesses
+from lowercheck.runners import poison, simt
+from lowercheck.runners.base import RunRequest
+
+HEADERS = """#include <stdio.h>
+#include <cuda_runtime.h>
+#include <helper_cuda.h>
+#include <helper_functions.h>
+#include "helper_cuda.h"
+#include <iostream>
+#include <thrust/device_vector.h>
+#include "not_beside_this_file.h"
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "k.cu") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _run(path: Path, **args) -> dict[str, np.ndarray]:
+    module = cuda.lower(str(path))
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args=args, seed=0, options={}))
+    assert result.error is None, result.error
+    return result.outputs
+
+
+def _unmodelled(path: Path) -> list[str]:
+    text = ir.print_ir(extract_accesses(cuda.lower(str(path))))
+    return [line for line in text.splitlines() if "access.unmodelled" in line]
+
+
+SCALE = HEADERS + """
+__global__ void scale(const float *in, float *out, float alpha, int n) {
+  int i = blockDim.x * blockIdx.x + threadIdx.x;
+  if (i < n) out[i] = alpha * in[i];
+}
+
+void scale_launch(const float *in, float *out, float alpha, int n) {
+  dim3 block(128);
+  scale<<<(n + block.x - 1) / block.x, block>>>(in, out, alpha, n);
+  checkCudaErrors(cudaGetLastError());
+  getLastCudaError("scale failed");
+}
+
+int main(int argc, char **argv) {
+  int dev = findCudaDevice(argc, (const char **)argv);
+  cudaDeviceProp props;                       // not in lowercheck's model: main does not parse
+  std::cout << props.name << std::endl;
+  StopWatchInterface *timer = 0;
+  sdkCreateTimer(&timer);
+  scale<<<8, 128>>>(0, 0, 2.0f, 1024);
+  return 0;
+}
+"""
+
+
+def test_unknown_headers_are_empty_and_main_is_skipped(tmp_path: Path) -> None:
+    path = _write(tmp_path, SCALE)
+    assert [c.name for c in cuda.entries(str(path))] == ["scale_launch"]
+    notes = cuda.source_notes(str(path))
+    assert any("<iostream>" in n and "<thrust/device_vector.h>" in n and "<not_beside_this_file.h>" in n
+               for n in notes), notes
+    assert not any("helper_cuda.h" in n for n in notes)  # modelled, not replaced
+    assert any("`main` does not parse" in n and "cudaDeviceProp" in n for n in notes), notes
+    x = np.arange(300, dtype=np.float32)
+    out = _run(path, **{"in": x, "out": poison.fill(np.empty(300, np.float32)), "alpha": 2.0, "n": 300})
+    np.testing.assert_array_equal(out["out"], 2 * x)
+
+
+def test_the_entry_that_does_not_parse_gives_clang_s_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, SCALE.replace("scale_launch", "launch_it").replace(
+        "checkCudaErrors(cudaGetLastError());", "undeclared_call(n);"))
+    with pytest.raises(UserError) as caught:
+        cuda.entries(str(path))
+    assert "undeclared_call" in caught.value.message and caught.value.location.line > 1
+
+
+def test_a_kernel_with_an_error_fails_at_its_line_when_lowered(tmp_path: Path) -> None:
+    path = _write(tmp_path, SCALE.replace("out[i] = alpha * in[i];", "out[i] = alpha * missing_fn(in[i]);"))
+    with pytest.raises(UserError) as caught:
+        cuda.lower(str(path))
+    assert "missing_fn" in caught.value.message
+    assert caught.value.location.line == SCALE.splitlines().index(
+        "  if (i < n) out[i] = alpha * in[i];") + 1
+
+
+def test_a_local_copy_of_a_modelled_helper_is_replaced_by_the_model(tmp_path: Path) -> None:
+    _write(tmp_path, "#error this is the real helper_cuda.h: lowercheck must not parse it\n", "helper_cuda.h")
+    path = _write(tmp_path, SCALE)
+    assert [c.name for c in cuda.entries(str(path))] == ["scale_launch"]
+
+
+ROWSUM = """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+__global__ void rowmax(const float* x, float* out, int m, int n) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  int row = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+  if (row >= m) return;
+  const int step = warp.size();
+  float best = -INFINITY;
+  for (int j = warp.thread_rank(); j < min(n, 4096); j += step) best = fmaxf(best, x[row * n + j]);
+  best = cg::reduce(warp, best, cg::greater<float>());
+  float total = 0.0f;
+  for (int j = warp.thread_rank(); j < ceil_div(n, 1) ; j += warp.size()) total += x[row * n + j];
+  total = cg::reduce(warp, total, cg::plus<float>());
+  if (warp.thread_rank() == 0) { out[2 * row] = best; out[2 * row + 1] = total; }
+}
+
+void rowmax_launch(const float* x, float* out, int m, int n) {
+  rowmax<<<(m + 7) / 8, 256>>>(x, out, m, n);
+}
+"""
+
+
+def test_cg_reduce_and_loops_stepped_by_a_group_size(tmp_path: Path) -> None:
+    path = _write(tmp_path, ROWSUM)
+    assert _unmodelled(path) == []  # every loop is a counted (SEQ) loop
+    rng = np.random.default_rng(1)
+    m, n = 11, 77
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    out = _run(path, x=x.ravel(), out=poison.fill(np.empty(2 * m, np.float32)), m=m, n=n)["out"].reshape(m, 2)
+    np.testing.assert_array_equal(out[:, 0], x.max(axis=1))
+    np.testing.assert_allclose(out[:, 1], x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+INTRINSICS = """
+__global__ void intrinsics(const float* x, float* y, int* acc, unsigned* bits, int n) {
+  int i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < n) {
+    float v = __ldcs(x + i) + __ldcg(&x[i]) + __ldlu(x + i);
+    __stcs(y + i, v);
+    __stwt(&y[n + i], __ldca(x + i) * 2.0f);
+    atomicSub(acc, i);
+    atomicXor(bits, (unsigned)__umul24(i, 3u));
+  }
+}
+
+void launch(const float* x, float* y, int* acc, unsigned* bits, int n) {
+  intrinsics<<<(n + 63) / 64, 64>>>(x, y, acc, bits, n);
+}
+"""
+
+
+def test_cache_hinted_accesses_mul24_and_more_atomics(tmp_path: Path) -> None:
+    path = _write(tmp_path, INTRINSICS)
+    n = 150
+    x = np.linspace(-3, 3, n).astype(np.float32)
+    out = _run(path, x=x, y=poison.fill(np.empty(2 * n, np.float32)), acc=np.array([1000], np.int32),
+               bits=np.array([0], np.uint32), n=n)
+    np.testing.assert_array_equal(out["y"][:n], x + x + x)
+    np.testing.assert_array_equal(out["y"][n:], x * 2)
+    assert out["acc"][0] == 1000 - sum(range(n))
+    expected = 0
+    for i in range(n):
+        expected ^= i * 3
+    assert out["bits"][0] == expected
