@@ -120,6 +120,7 @@ class ForkServer:
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         env=env, cwd=REPO)
         self._buffer = b""
+        self.broken = False  # it broke the protocol or exited: never handed out again
 
     def start(self, request: Path, result: Path, log: Path, memory_mb: int | None,
               env: dict[str, str]) -> ForkedChild:
@@ -128,6 +129,7 @@ class ForkServer:
             self.process.stdin.write((json.dumps(job) + "\n").encode())
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as err:
+            self.broken = True
             raise ServerGone(f"the fork server is gone ({err})") from None
         word, value = self._line(None).split()
         if word != "started":
@@ -143,13 +145,15 @@ class ForkServer:
                 raise subprocess.TimeoutExpired(self.process.args, timeout or 0)
             chunk = os.read(fd, 4096)
             if not chunk:
+                self.broken = True
                 raise ServerGone("the fork server exited")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        """Running and usable: a server seen to exit is dead even before the kernel has reaped it."""
+        return not self.broken and self.process.poll() is None
 
     def stop(self) -> None:
         if self.alive():

@@ -31,7 +31,7 @@ from time import perf_counter
 import numpy as np
 
 from lowercheck.runners.base import RunRequest, RunResult
-from lowercheck.runners.forkserver import ForkedChild, ForkServerPool
+from lowercheck.runners.forkserver import ForkedChild, ForkServer, ForkServerPool, ServerGone
 
 REPO = Path(__file__).resolve().parents[2]
 # Caches stay inside the checkout, never in ~ (the Makefile sets the same).
@@ -102,7 +102,12 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     language, env = requests[0].language, child_environment(requests[0])
     server = SERVERS.take(language, env)
     try:
-        child = server.start(request_path, result_path, log_path, memory_mb, env)
+        try:
+            child = server.start(request_path, result_path, log_path, memory_mb, env)
+        except ServerGone:  # an idle server that died meanwhile: once more, with a fresh one
+            server.stop()
+            server = ForkServer(language, env)
+            child = server.start(request_path, result_path, log_path, memory_mb, env)
         try:
             code = _wait_per_request(child, result_path, len(requests), timeout_s)
             if code is None:

@@ -91,7 +91,7 @@ def test_a_port_that_stops_its_worker_is_a_finding_not_our_exit(tmp_path: Path, 
     done = _lowercheck("diff", str(VADD_CU), str(port), "--no-run", "--json", str(report))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
-    assert "error[LC902]" in done.stdout and said in done.stdout and "verdict: different" in done.stdout
+    assert "error[LC902]" in done.stdout and said in done.stdout and "verdict: different" in done.stdout, done.stdout
     doc = json.loads(report.read_text())
     assert doc["verdict"] == "different"
     (finding,) = doc["findings"]
