@@ -185,6 +185,8 @@ def diff(options: DiffOptions) -> Report:
     probe = spec.sweep()[-1] if spec.sizes else {name: PROBE_PRIMES[i % len(PROBE_PRIMES)]
                                                  for i, name in enumerate(named)} if named else None
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding, probe=probe, notes=notes)
+    if _size_names(sides[first]):  # the sizes come from this side: a name it lacks is misspelt
+        _check_size_names(spec, {first: sides[first]})
     size_names = list(spec.sizes) or _size_names(sides[first])
     if not size_names:
         raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
@@ -201,6 +203,7 @@ def diff(options: DiffOptions) -> Report:
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
                            probe=sweep[-1], notes=notes)
     _extract(sides[second])
+    _check_size_names(spec, sides)
     correspondence, outputs = _correspond(sides[first], sides[second], match)
     # Orient: correspondence maps target names to source names.
     if first == "target":
@@ -390,6 +393,24 @@ def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], e
             raise UserError(f"the spec describes `{name}`, which is not a parameter of either entry",
                             SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}")),
                             hint=f"parameters: {', '.join(sorted(known))}")
+
+
+def _check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
+    """Every size the spec or `--size` sweeps is a size of one of the two sides (a parameter, or a
+    name in a buffer's shape): a misspelt size would otherwise sweep nothing."""
+    known: list[str] = []
+    for side in sides.values():
+        names = [p.pname for p in side.params() if p.role.data == "size"]
+        names += [n for p in side.params() for d in p.shape.data for n in symbolic.params_of([symbolic.parse(d.data)])]
+        known += [n for n in dict.fromkeys(names) if n not in known]
+    for name in spec.sizes:
+        if name not in known:
+            from lowercheck.errors import SourceLocation
+
+            where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{name}")) if spec.path else None
+            raise UserError(f"the size `{name}` to sweep is not a size of either side", where,
+                            hint=f"the sides' sizes: {', '.join(known) or 'none'} (--size NAME=V1,V2 or "
+                                 "[sizes] in the spec)")
 
 
 def _spec_line(spec: Spec, key: str) -> int:

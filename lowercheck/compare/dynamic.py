@@ -82,10 +82,16 @@ def _sizes_text(sizes: Mapping[str, int]) -> str:
 def failure_findings(side: str, result: RunResult, sizes: Mapping[str, int], path: str) -> list[Finding]:
     if result.error is None:
         return []
-    return [Finding("LC902", f"the {side} failed to run ({result.error_kind}) for {_sizes_text(sizes)}: "
-                    f"{result.error.strip().splitlines()[-1] if result.error.strip() else result.error}",
-                    side=side, witness={"sizes": dict(sizes), "error": result.error[-2000:]},
-                    hint=f"run the {side} alone on these sizes to reproduce")]
+    last = result.error.strip().splitlines()[-1] if result.error.strip() else result.error
+    witness = {"sizes": dict(sizes), "error": result.error[-2000:], "error_kind": result.error_kind}
+    if result.error_kind == "runner":  # lowercheck's runner could not run it: inconclusive
+        return [Finding("LC902", f"the {side} could not be run by lowercheck's runner for {_sizes_text(sizes)} "
+                        f"(a limit of the runner, not a fault of the kernel): {last}", side=side, witness=witness,
+                        severity=Severity.INCONCLUSIVE,
+                        hint="the runs of this side say nothing; the static checks still hold. Report the "
+                             "construct so that the runner learns it")]
+    return [Finding("LC902", f"the {side} failed to run ({result.error_kind}) for {_sizes_text(sizes)}: {last}",
+                    side=side, witness=witness, hint=f"run the {side} alone on these sizes to reproduce")]
 
 
 def event_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list[Finding]:

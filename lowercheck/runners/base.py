@@ -59,7 +59,9 @@ class RunResult:
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
     oob: list[OutOfBounds] = field(default_factory=list)
     error: str | None = None
-    error_kind: str | None = None  # compile | crash | timeout | oom | user
+    # compile | crash | timeout | oom | user (the kernel's or its wrapper's own faults), or runner:
+    # the runner itself could not run it (an interpreter or emulator gap): inconclusive, never "different"
+    error_kind: str | None = None
     wall_s: float = 0.0
     oob_total: int = 0  # every out-of-bounds access; `oob` keeps only the first few
     events: list[RunEvent] = field(default_factory=list)

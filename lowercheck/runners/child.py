@@ -2,8 +2,8 @@
 
 It unpickles a `RunRequest` from REQ, runs the runner registered for its language, and pickles a
 `RunResult` to RES. Whatever the runner does wrong becomes a result, never an exception:
-`MemoryError` -> error_kind "oom", `UserError` -> "user", anything else -> "crash" with the
-traceback's tail. A crash of the interpreter itself (a signal) leaves no RES; the parent reports it.
+`MemoryError` -> error_kind "oom", `UserError` -> "user", `Unsupported` -> "runner" (a limit of
+the runner: inconclusive), anything else -> "crash" with the traceback's tail. A crash of the interpreter itself (a signal) leaves no RES; the parent reports it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import traceback
 from time import perf_counter
 
-from lowercheck.errors import UserError
+from lowercheck.errors import Unsupported, UserError
 from lowercheck.runners.base import RunRequest, RunResult
 
 # language -> module with `run(request: RunRequest) -> RunResult`
@@ -56,6 +56,8 @@ def execute(request: RunRequest) -> RunResult:
         result = RunResult(error="MemoryError: the run ran out of memory", error_kind="oom")
     except UserError as err:
         result = RunResult(error=err.render(), error_kind="user")
+    except Unsupported as err:  # the runner cannot run this construct: its limit, not the kernel's fault
+        result = RunResult(error=err.render(), error_kind="runner")
     except BaseException:  # noqa: BLE001 - a runner's SystemExit or KeyboardInterrupt is a crash too
         result = RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash")
     if not result.wall_s:

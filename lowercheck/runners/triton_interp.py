@@ -22,6 +22,7 @@ import inspect
 import os
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,8 @@ def run(request: RunRequest) -> RunResult:
         return result
     try:
         _run(request, result)
+    except InterpreterLimit as limit:
+        result.error, result.error_kind = str(limit), "runner"
     except UserFailure as failure:
         result.error, result.error_kind = str(failure), "user"
     result.wall_s = time.monotonic() - start
@@ -94,6 +97,9 @@ def _run(request: RunRequest, result: RunResult) -> None:
         else:
             values[name] = value
 
+    from lowercheck.runners import triton_shims
+
+    triton_shims.install()  # libdevice calls, which the interpreter cannot run by itself
     module = import_user_file(request.path)
     entry = getattr(module, request.entry, None)
     if entry is None:
@@ -106,6 +112,10 @@ def _run(request: RunRequest, result: RunResult) -> None:
         try:
             returned = entry(**kwargs)
         except Exception as err:  # noqa: BLE001 - the user's code failed: report where
+            if _inside_interpreted_kernel(err):
+                raise InterpreterLimit(
+                    f"Triton's CPU interpreter could not run a kernel that Triton's compiler accepts: "
+                    f"{describe(err, request.path)}") from None
             raise UserFailure(describe(err, request.path)) from None
 
     returned_tensors = [t for t in _flatten(returned) if isinstance(t, torch.Tensor)]
@@ -117,6 +127,22 @@ def _run(request: RunRequest, result: RunResult) -> None:
         result.outputs[name] = to_numpy(tensor)
     for index, tensor in enumerate(returned_tensors):
         result.outputs[f"return{index}"] = to_numpy(tensor)
+
+
+class InterpreterLimit(Exception):
+    """The interpreter failed inside a @triton.jit kernel that the front end compiled with Triton's
+    own compiler: the interpreter's gap (seen: a libdevice call returning None, `.to()` on a Python
+    float), reported as inconclusive, never as the kernel's fault."""
+
+
+def _inside_interpreted_kernel(err: BaseException) -> bool:
+    """Did `err` come from executing a kernel body in the interpreter (its frames pass through
+    triton/runtime/interpreter.py) rather than from the wrapper's own Python? A device-side
+    assertion (`tl.device_assert`) is the kernel's own fault."""
+    if isinstance(err, AssertionError):
+        return False
+    frames = traceback.extract_tb(err.__traceback__)
+    return any(f.filename.replace(os.sep, "/").endswith("triton/runtime/interpreter.py") for f in frames)
 
 
 # --- bounds ---------------------------------------------------------------------------------------

@@ -125,3 +125,13 @@ def test_unsupported_construct_is_inconclusive_lc901(tmp_path: Path) -> None:
     doc = json.loads(report.read_text())
     assert doc["verdict"] == "inconclusive"
     assert [f["code"] for f in doc["findings"]] == ["LC901"] and doc["findings"][0]["location"]["line"] == 3
+
+
+def test_a_size_no_side_has_is_bad_input() -> None:
+    done = lowercheck("diff", VADD_CU, VADD_PY, "--size", "numel=10,20", "--no-run")
+    assert_clean_error(done, 2, "the size `numel` to sweep is not a size of either side", "n")
+
+
+def test_baseline_without_runs_is_bad_input() -> None:
+    done = lowercheck("diff", VADD_CU, VADD_PY, "--baseline", "kernelbench", "--no-run")
+    assert_clean_error(done, 2, "--baseline judges by running both sides")

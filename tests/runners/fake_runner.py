@@ -38,6 +38,10 @@ def run(request: RunRequest) -> RunResult:
                                   "core": np.array(resource.getrlimit(resource.RLIMIT_CORE))})
     if action == "raise":
         raise ValueError("the kernel is broken")
+    if action == "unsupported":  # the runner's own limit, as the emulator raises it
+        from lowercheck.errors import SourceLocation, Unsupported
+
+        raise Unsupported("`memref.atomic_rmw` of kind 99", SourceLocation("k.cu", 7))
     if action == "sleep":
         if "pidfile" in request.options:
             with open(request.options["pidfile"], "w") as out:

@@ -111,3 +111,19 @@ def test_after_a_timeout_runs_as_large_are_not_waited_out_again():
     assert [r.error_kind for r in results] == ["timeout", "timeout", None]
     assert "not run" in results[1].error
     assert perf_counter() - start < 15  # one limit waited out, not two
+
+
+def test_a_runner_s_own_limit_is_told_apart_from_the_kernel_s_fault():
+    """Unsupported (the runner cannot run a construct) is error_kind "runner": inconclusive in the
+    report; an exception of the kernel's is a crash: an error."""
+    from lowercheck.compare.dynamic import failure_findings
+    from lowercheck.findings import Severity
+
+    limit = run_isolated(fake("unsupported"))
+    assert limit.error_kind == "runner" and "k.cu:7" in limit.error
+    fault = run_isolated(fake("raise"))
+    assert fault.error_kind == "crash"
+    (inconclusive,) = failure_findings("target", limit, {"n": 4}, "k.cu")
+    (error,) = failure_findings("target", fault, {"n": 4}, "k.cu")
+    assert inconclusive.level == Severity.INCONCLUSIVE and "a limit of the runner" in inconclusive.message
+    assert error.level == Severity.ERROR

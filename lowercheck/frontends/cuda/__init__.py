@@ -70,8 +70,8 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     shown = str(path)
     found = []
     launchers = _launchers(path)
-    if not launchers:  # a launcher that does not parse: clang's own message, not "no entry point"
-        for fn in _launchers(path, with_errors=True):
+    if not launchers:  # a launcher (or anything) that does not parse: clang's message, not "no entry point"
+        for fn in _launchers(path, with_errors=True) or parse.errored_functions(path):
             error = parse.deferred_error(path, [fn])
             if error is not None:
                 raise error
