@@ -24,6 +24,7 @@ from lowercheck.compare.tolerance import Policy, Tolerance, judge
 from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
+from lowercheck.judge import merge_shared, merge_unwritten
 from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
@@ -218,6 +219,7 @@ def diff(options: DiffOptions) -> Report:
         sweep = _with_example_sizes(sweep, sides, size_names, notes)
     if options.static:
         _static(report, sides, correspondence, size_names, sweep, options.gpu)
+        report.findings = merge_unwritten(report.findings, correspondence)  # both sides leave the same
     for name, future in usage.items():
         found, skipped = future.result()
         if skipped:
@@ -670,6 +672,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         else:
             record = dynamic.RunRecord(dict(sizes), status="failed", inputs=run.kind,
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
+        findings = merge_shared(findings, correspondence)  # both sides failed alike: one warning
         if baseline:  # what a KernelBench-style harness sees: values, and a crash; no runner events
             findings = [f for f in findings if f.code in BASELINE_CODES]
         record.oracle = oracle_kind if oracle is not None and oracle.error is None else None

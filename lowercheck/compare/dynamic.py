@@ -205,6 +205,16 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
     shape = pair.shape if pair.shape and int(np.prod(pair.shape)) == ref.size else (ref.size,)
     poisoned = {"source": poison.mask(ref), "target": poison.mask(act)}
     if pair.fixed is None:  # the baseline mode has no poison (outputs start as zeros)
+        both = poisoned["source"] & poisoned["target"]
+        if both.any() and (poisoned["source"] == poisoned["target"]).all():  # the same elements: kept, not made
+            idx = np.flatnonzero(both)
+            findings.append(Finding(
+                "LC303", f"both sides: {len(idx)} of {both.size} elements of `{pair.target}` (the source's "
+                f"`{pair.source}`) were never written for {where} ({localise(both, shape, pair.tiles).text}), "
+                "the same elements on both sides", side=None, buffer=pair.target, severity=Severity.WARNING,
+                witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx)), "both_sides": True},
+                hint="the port keeps the source's coverage; if the task's sizes include these, both need the fix"))
+            poisoned = {side: np.zeros_like(mask) for side, mask in poisoned.items()}
         for side, mask in poisoned.items():
             if mask.any():
                 idx = np.flatnonzero(mask)
@@ -214,7 +224,7 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
                     f"({localise(mask, shape, pair.tiles).text})", side=side, buffer=name,
                     witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx))},
                     hint="every output element must be written: check the grid and the tail mask"))
-    written = ~(poisoned["source"] | poisoned["target"])
+    written = ~(poison.mask(ref) | poison.mask(act))
     if pair.fixed is not None:
         return findings + _compare_fixed(sizes, pair, ref, act, record, where)
     verdict = judge(ref, act, pair.policy, oracle, magnitude=magnitude, valid=written)

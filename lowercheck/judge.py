@@ -1,0 +1,106 @@
+"""The judge stage of `diff`: which findings decide the verdict.
+
+A diff asks whether the target differs from the source, not whether either is perfect. A fault that
+both sides have in the same way is a property the port kept, not a difference it made (both time
+out at the same size; both leave the same elements unwritten because both assume multiples of 32).
+Such a pair becomes one warning that says "both sides"; the verdict comes from what only one side
+does. The rule needs the two faults to be the same, not merely to share a first witness: a port
+that leaves more elements unwritten than its source differs from it even where both start at n = 1.
+
+Rules (each a function of its own, applied where the evidence is complete):
+- `merge_shared` (per run, in `diff._differential`): both sides failed to run (LC902) on the same
+  run, with the same kind of failure: one warning.
+- `merge_unwritten` (after the static checks): both sides leave the same set of output elements
+  unwritten (LC202: the isl sets equal, for all sizes or at the same sizes): one warning.
+- unwritten outputs (LC303, `compare/dynamic.py`): the same elements unwritten on both sides of a
+  run: one warning; any element that only one side leaves is an error of that side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+import re
+
+from lowercheck.findings import Finding, Severity
+
+# Codes whose two findings of one run are the same fault when code, buffer, sizes and kind agree.
+PER_SIDE = frozenset({"LC902"})
+
+
+def merge_shared(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:
+    """The findings with each pair that both sides have merged into one "both sides" warning.
+    `correspondence` maps the target's names to the source's."""
+    source = [f for f in findings if f.side == "source" and f.level == Severity.ERROR and f.code in PER_SIDE]
+    used: set[int] = set()
+    merged: dict[int, Finding] = {}
+    for t_index, t in enumerate(findings):
+        if t.side != "target" or t.level != Severity.ERROR or t.code not in PER_SIDE:
+            continue
+        for s in source:
+            if id(s) in used or not _same(s, t, correspondence):
+                continue
+            used.add(id(s))
+            merged[t_index] = _both(s, t)
+            break
+    out: list[Finding] = []
+    for index, f in enumerate(findings):
+        if index in merged:
+            out.append(merged[index])
+        elif id(f) not in used:
+            out.append(f)
+    return out
+
+
+def _same(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:
+    if s.code != t.code:
+        return False
+    if (s.buffer or t.buffer) and correspondence.get(t.buffer or "", t.buffer) != s.buffer:
+        return False
+    return (s.witness.get("sizes") == t.witness.get("sizes")
+            and s.witness.get("error_kind") == t.witness.get("error_kind"))
+
+
+def _both(s: Finding, t: Finding) -> Finding:
+    return replace(t, side=None, severity=Severity.WARNING, location=t.location, other_location=s.location,
+                   message=f"both sides: {t.message} (the source too: {s.message})",
+                   witness={**t.witness, "source": s.witness, "both_sides": True},
+                   hint="the port keeps a property of the source; if the task's sizes include this witness, "
+                        "both need the fix")
+
+
+def merge_unwritten(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:
+    """LC202 of the source and of the target merged where the unwritten element sets are equal."""
+    sources = [f for f in findings if f.code == "LC202" and f.side == "source" and f.level == Severity.ERROR]
+    merged: dict[int, Finding] = {}
+    used: set[int] = set()
+    for index, t in enumerate(findings):
+        if t.code != "LC202" or t.side != "target" or t.level != Severity.ERROR:
+            continue
+        for s in sources:
+            if id(s) not in used and _same_unwritten(s, t, correspondence):
+                used.add(id(s))
+                merged[index] = _both(s, t)
+                break
+    return [merged.get(i, f) for i, f in enumerate(findings) if id(f) not in used]
+
+
+def _same_unwritten(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:
+    import islpy as isl
+
+    if correspondence.get(t.buffer or "") != s.buffer or s.witness.get("sizes") != t.witness.get("sizes"):
+        return False
+    texts = [f.witness.get("unwritten_set") for f in (s, t)]
+    if not all(texts):
+        return False
+    try:
+        a, b = (isl.UnionSet(_renamed(text, buffer)) for text, buffer in zip(texts, (s.buffer, t.buffer)))
+        return bool(a.is_equal(b))
+    except isl.Error:
+        return False
+
+
+def _renamed(text: str, buffer: str | None) -> str:
+    """The set with its buffer's tuple name made common (`out[i0]` and `return0[i0]` -> `elements[i0]`)."""
+    return re.sub(rf"(?<![\w]){re.escape(buffer or '')}\[", "elements[", text) if buffer else text
