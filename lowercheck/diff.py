@@ -185,7 +185,8 @@ def diff(options: DiffOptions) -> Report:
     # Distinct sizes, none 1, so each extent the capture sees names one size.
     probe = spec.sweep()[-1] if spec.sizes else {name: PROBE_PRIMES[i % len(PROBE_PRIMES)]
                                                  for i, name in enumerate(named)} if named else None
-    sides[first] = _lower(first, paths[first], entries[first], languages[first], binding, probe=probe, notes=notes)
+    sides[first] = _lower(first, paths[first], entries[first], languages[first], binding, probe=probe, notes=notes,
+                          spec=spec)
     if _size_names(sides[first]):  # the sizes come from this side: a name it lacks is misspelt
         _check_size_names(spec, {first: sides[first]})
     size_names = list(spec.sizes) or _size_names(sides[first])
@@ -202,7 +203,7 @@ def diff(options: DiffOptions) -> Report:
     _check_spec_names(spec, candidates, entries)
     second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
-                           probe=sweep[-1], notes=notes)
+                           probe=sweep[-1], notes=notes, spec=spec)
     _extract(sides[second])
     _check_size_names(spec, sides)
     correspondence, outputs = _correspond(sides[first], sides[second], match)
@@ -431,12 +432,14 @@ def _fmt_sizes(sizes: Mapping[str, int]) -> str:
 
 
 def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
-           probe: Mapping[str, int] | None = None, notes: list[str] | None = None) -> SideInfo:
+           probe: Mapping[str, int] | None = None, notes: list[str] | None = None,
+           spec: Spec | None = None) -> SideInfo:
     """Lower symbolically; if the front end can only lower for concrete sizes, lower at `probe` now
-    and at each swept size when asked (`SideInfo.at`)."""
+    and at each swept size when asked (`SideInfo.at`). The spec's roles replace the inferred ones."""
     frontend = frontend_for(path)
+    said: list[str] = []
     try:
-        module = frontend.lower(path, entry, binding)
+        module = _spec_roles(frontend.lower(path, entry, binding), spec, said)
         lower_at = None
     except NeedsConcreteSizes as why:
         if probe is None:
@@ -444,16 +447,36 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                             hint="give the sizes in a spec: [sizes] n = [...]") from None
 
         def lower_at(sizes: Mapping[str, int]) -> ModuleOp:
-            return frontend.lower(path, entry, replace(binding, sizes=dict(sizes)))
+            return _spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(sizes))), spec, [])
 
-        module = lower_at(probe)
+        module = _spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(probe))), spec, said)
         if notes is not None:
             notes.append(f"{path} is captured once per size: {why}")
+    if notes is not None and said:
+        notes.append(f"{path}: the spec's roles replace lowercheck's inference: {', '.join(said)}")
     if notes is not None:
         notes += source_notes(frontend, path)
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     return info
+
+
+def _spec_roles(module: ModuleOp, spec: Spec | None, said: list[str]) -> ModuleOp:
+    """The spec's `[args.NAME] role` on each buffer parameter of that name: the user's word wins over
+    what lowercheck read from the code, and a disagreement is said (`said`)."""
+    from xdsl.dialects.builtin import StringAttr
+
+    if spec is None:
+        return module
+    for op in module.walk():
+        if not isinstance(op, ParamOp) or op.kind.data != "buffer":
+            continue
+        given = spec.args.get(op.pname)
+        if given is None or given.role is None or given.role == op.role.data:
+            continue
+        said.append(f"`{op.pname}` is {given.role} (inferred: {op.role.data})")
+        op.properties["role"] = StringAttr(given.role)
+    return module
 
 
 def _extract(side: SideInfo) -> None:

@@ -44,11 +44,12 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
 
 
 def spec_binding(spec: Spec) -> Binding:
-    """The binding a spec alone gives: shapes and dtypes of the arguments it describes."""
+    """The binding a spec alone gives: shapes and dtypes of the arguments it describes (a shape
+    without a dtype: float32 where the code does not type it; a typed side keeps its own)."""
     args = {}
     for name, arg in spec.args.items():
-        if arg.shape is not None and arg.dtype is not None:
-            args[name] = TensorArg(tuple(arg.shape), arg.dtype)
+        if arg.shape is not None:
+            args[name] = TensorArg(tuple(arg.shape), arg.dtype or "float32")
     for name in spec.sizes:
         args.setdefault(name, SizeArg(name))
     return Binding(args=args, sizes=None)

@@ -5,8 +5,8 @@
 n = [1, 1000, 4097]
 [args.x]           # per argument of the entry (by name): shape in sizes, dtype, role
 shape = ["n"]      # each entry a size name, an integer, or a product/sum of them ("2*half")
-dtype = "float32"
-role = "in"        # in | out | inout
+dtype = "float32"  # optional: a typed side (CUDA) keeps its own; an untyped one is float32
+role = "in"        # in | out | inout: replaces what lowercheck infers from the code (said in a note)
 ```
 """
 

@@ -1,0 +1,37 @@
+"""Binding that follows the user ([w2 2/7]): the spec's word wins over inference, and says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import run_lowercheck
+
+from lowercheck.diff import _spec_roles
+from lowercheck.frontends import cuda
+from lowercheck.lowering import spec_binding
+from lowercheck.spec import ArgSpec, Spec
+
+CORPUS = Path(__file__).parents[2] / "corpus"
+
+
+def test_a_spec_role_replaces_the_inferred_one_and_is_said() -> None:
+    module = cuda.lower(str(CORPUS / "vector_add" / "vadd.cu"))
+    said: list[str] = []
+    spec = Spec(args={"out": ArgSpec(role="inout"), "x": ArgSpec(role="in")})
+    _spec_roles(module, spec, said)
+    roles = {op.pname: op.role.data for op in module.walk() if hasattr(op, "pname") and op.kind.data == "buffer"}
+    assert roles == {"x": "in", "y": "in", "out": "inout"}
+    assert said == ["`out` is inout (inferred: out)"]  # x agreed: nothing to say
+
+
+def test_a_spec_shape_without_a_dtype_binds(tmp_path: Path) -> None:
+    """`[args.x] shape = [...]` alone is enough (a typed side keeps its own dtype)."""
+    assert spec_binding(Spec(sizes={"n": [4]}, args={"x": ArgSpec(shape=("n",))})).args["x"].shape == ("n",)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[sizes]\nn = [100, 1000]\n[args.x]\nshape = ["n"]\n[args.y]\nshape = ["n"]\n'
+                    '[args.out]\nshape = ["n"]\n')
+    inputs = Path(__file__).parent / "inputs"  # no guard: the extents cannot be inferred, only given
+    done = run_lowercheck(["diff", str(inputs / "vadd_floored.cu"), str(inputs / "vadd_floored.py"),
+                           "--spec", str(spec), "--no-run"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cannot infer the extent" not in done.stderr
