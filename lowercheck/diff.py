@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
-from lowercheck import __version__, ir, symbolic
+from lowercheck import __version__, cuda_on_cpu, ir, symbolic
 from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
@@ -456,9 +456,18 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
         notes.append(f"{path}: the spec's roles replace lowercheck's inference: {', '.join(said)}")
     if notes is not None:
         notes += source_notes(frontend, path)
+        if language in ("torch", "triton") and cuda_on_cpu.mentions_cuda(path) and not _has_gpu():
+            notes.append(f"{path} places tensors on a CUDA device; there is none here, so `.cuda()`, "
+                         "device=\"cuda\" and `is_cuda` run on the CPU (lowercheck/cuda_on_cpu.py)")
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     return info
+
+
+def _has_gpu() -> bool:
+    import shutil
+
+    return shutil.which("nvidia-smi") is not None and Path("/dev/nvidia0").exists()
 
 
 def _spec_roles(module: ModuleOp, spec: Spec | None, said: list[str]) -> ModuleOp:

@@ -16,6 +16,10 @@ class UserFailure(Exception):
 
 
 def import_user_file(path: str, first_line: bool = False) -> ModuleType:
+    from lowercheck import cuda_on_cpu
+
+    if cuda_on_cpu.mentions_cuda(path):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
+        cuda_on_cpu.install()
     file = os.path.realpath(path)
     name = "lowercheck_run_" + hashlib.sha1(file.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, file)

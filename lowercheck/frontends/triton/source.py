@@ -66,6 +66,10 @@ def load(path: str) -> ModuleType:
     key = (str(file), file.stat().st_mtime_ns)
     if key in _MODULES:
         return _MODULES[key]
+    from lowercheck import cuda_on_cpu
+
+    if cuda_on_cpu.mentions_cuda(str(file)):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
+        cuda_on_cpu.install()
     name = "lowercheck_user_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
