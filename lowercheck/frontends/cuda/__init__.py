@@ -135,19 +135,23 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
 
 
 def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
-    """`fn` and every function of the main file it calls or launches, transitively."""
+    """What a lowering of the launcher `fn` reads: `fn`, the kernels it launches, and every function
+    those call, transitively, in any file. Host functions the launcher calls (an error check that
+    prints with std::cerr) are not lowered, so their errors do not matter."""
     found: dict[tuple[int, int], ci.Cursor] = {}
-    todo = [fn]
+    todo = [fn] + [k for k in (launched_kernel(c) for c in launch_calls(fn)) if k is not None]
     while todo:
         current = todo.pop()
         key = parse.decl_key(current)
         if key in found:
             continue
         found[key] = current
+        if current is fn:
+            continue  # the launcher's own calls are read by host.py, not lowered
         for c in parse.walk(current):
             if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None:
                 definition = c.referenced.get_definition()
-                if definition is not None and parse.is_main_file(definition, tu):
+                if definition is not None:
                     todo.append(definition)
     return list(found.values())
 

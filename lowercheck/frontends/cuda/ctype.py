@@ -87,6 +87,9 @@ VOID = CType("void")
 # CUDA's vector types (shim.h), lowered lane by lane.
 VECTORS = {f"{name}{n}": CType("vec", n, elem=t) for name, t in
            (("float", FLOAT), ("double", DOUBLE), ("int", INT), ("uint", UINT)) for n in (2, 4)}
+# Pairs of halves (<cuda_fp16.h>, <cuda_bf16.h>): the packed types of LLM kernels.
+VECTORS.update({name: CType("vec", 2, elem=CType("float", 16)) for name in ("__half2", "half2")})
+VECTORS.update({name: CType("vec", 2, elem=CType("bfloat", 16)) for name in ("__nv_bfloat162", "nv_bfloat162")})
 
 TK = ci.TypeKind
 _SCALARS: dict[ci.TypeKind, CType] = {

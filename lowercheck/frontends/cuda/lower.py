@@ -1008,8 +1008,24 @@ class KernelLowering:
     def _vector_call(self, e, callee, args, t: CType) -> tuple[Value, CType]:
         """`make_float4(a, b, c, d)`, a vector's copy, and `dst = src` between vectors."""
         assert t.elem is not None
-        if callee.spelling.startswith("make_") and len(args) == t.lanes:
+        name = callee.spelling
+        if (name.startswith("make_") or name in _PAIR_MAKERS) and len(args) == t.lanes:
             return Vec(tuple(_arg(self, a, t.elem) for a in args), t), t
+        if name in _PAIR_BROADCASTS and len(args) == 1:  # __float2half2_rn(a): (a, a)
+            lane = _arg(self, args[0], t.elem)
+            return Vec((lane,) * t.lanes, t), t
+        if name in _PAIR_CONVERSIONS and len(args) == 1:  # __half22float2(h2): lane by lane
+            v, vt = self.expr(args[0])
+            src = self.vec(v, vt, args[0])
+            assert vt.elem is not None
+            return Vec(tuple(self.convert(lane, vt.elem, t.elem, e) for lane in src.lanes), t), t
+        if name in _PAIR_LANEWISE and callee.get_definition() is None:  # __hadd2(a, b): per lane
+            vectors = []
+            for a in args:
+                v, vt = self.expr(a)
+                vectors.append(self.vec(v, vt, a))
+            return Vec(tuple(_PAIR_LANEWISE[name](self, [vv.lanes[k] for vv in vectors], t.elem, e)
+                             for k in range(t.lanes)), t), t
         if callee.kind == K.CONSTRUCTOR and len(args) == 1:
             v, vt = self.expr(args[0])
             return self.vec(v, t, e), t
@@ -1675,6 +1691,33 @@ def _half_fma(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[
     return lo.emit1(mathd.FmaOp(a, b, c), e), rt
 
 
+# Pairs of halves: constructors, broadcasts, conversions, and lane-wise ops (lane op, elem type, cursor).
+_PAIR_MAKERS = ("__floats2half2_rn", "__halves2half2", "__floats2bfloat162_rn", "__halves2bfloat162")
+_PAIR_BROADCASTS = ("__float2half2_rn", "__half2half2", "__float2bfloat162_rn", "__bfloat162bfloat162")
+_PAIR_CONVERSIONS = ("__half22float2", "__float22half2_rn", "__bfloat1622float2", "__float22bfloat162_rn")
+_PAIR_LANEWISE: dict[str, Callable[..., SSAValue]] = {
+    "__hadd2": lambda lo, v, t, e: lo.arith(B.Add, v[0], t, v[1], t, t, e)[0],
+    "__hsub2": lambda lo, v, t, e: lo.arith(B.Sub, v[0], t, v[1], t, t, e)[0],
+    "__hmul2": lambda lo, v, t, e: lo.arith(B.Mul, v[0], t, v[1], t, t, e)[0],
+    "__h2div": lambda lo, v, t, e: lo.arith(B.Div, v[0], t, v[1], t, t, e)[0],
+    "__hfma2": lambda lo, v, t, e: lo.emit1(mathd.FmaOp(v[0], v[1], v[2]), e),
+    "__hmax2": lambda lo, v, t, e: lo.emit1(arith.MaximumfOp(v[0], v[1]), e),
+    "__hmin2": lambda lo, v, t, e: lo.emit1(arith.MinimumfOp(v[0], v[1]), e),
+    "__hneg2": lambda lo, v, t, e: lo.emit1(arith.NegfOp(v[0]), e),
+}
+
+
+def _pair_lane(k: int):
+    """`__low2float(h2)` (k = 0), `__high2half(h2)` (k = 1): one lane, converted to the result type."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        v, vt = lo.expr(args[0])
+        assert vt.elem is not None
+        rt = lo.ctype(e.type, e)
+        return lo.convert(lo.vec(v, vt, args[0]).lanes[k], vt.elem, rt, e), rt
+
+    return lower
+
+
 def _half_minmax(cls: type[Operation]):
     def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
         rt = lo.ctype(e.type, e)
@@ -1709,6 +1752,8 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     **{f"__{mode}_sync": _vote(mode) for mode in ("ballot", "any", "all")},
     **{name: _atomic(name) for name in (*_RMW_KINDS, "atomicSub")},
     "atomicCAS": _atomic_cas,
+    **{f"__{which}2{to}": _pair_lane(k) for k, which in enumerate(("low", "high"))
+       for to in ("float", "half", "bfloat16")},
     "__hadd": _half_binary(B.Add), "__hsub": _half_binary(B.Sub), "__hmul": _half_binary(B.Mul),
     "__hdiv": _half_binary(B.Div), "__hfma": _half_fma, "__hneg": _half_neg,
     "__hmax": _half_minmax(arith.MaximumfOp), "__hmin": _half_minmax(arith.MinimumfOp),

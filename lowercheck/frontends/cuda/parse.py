@@ -22,7 +22,7 @@ import ast
 import ctypes
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -53,10 +53,32 @@ def _resource_include() -> str:
     return str(Path(ci.__file__).parent / "native" / "resource" / "include")
 
 
-def _args() -> list[str]:
+def _args(folders: list[Path] = ()) -> list[str]:
     return ["-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib", "-std=c++17",
-            "-nostdinc", "-Wno-unknown-cuda-version", f"-I{MODELLED}", f"-I{_VIRTUAL_INCLUDE}",
-            "-isystem", _resource_include(), "-include", str(SHIM)]
+            "-nostdinc", "-Wno-unknown-cuda-version", "-ferror-limit=0", f"-I{MODELLED}", *(f"-I{f}" for f in folders),
+            f"-I{_VIRTUAL_INCLUDE}", "-isystem", _resource_include(), "-include", str(SHIM)]
+
+
+# How far up from the file its project's include folders are looked for, and their usual names.
+_PROJECT_DEPTH = 4
+_INCLUDE_FOLDERS = ("", "include", "includes", "inc")
+
+
+def include_folders(file: Path, missing: list[str]) -> list[Path]:
+    """The project's own include folders, as a build would pass them with -I: for each header not
+    beside its includer, the nearest folder among the file's ancestors (up to `_PROJECT_DEPTH`),
+    or their `include`/`includes` subfolders, that holds it (DeepSpeed's kernels include
+    "reduction_utils.h" from csrc/includes)."""
+    found: list[Path] = []
+    ancestors = [file.parent, *list(file.parent.parents)[:_PROJECT_DEPTH]]
+    for header in missing:
+        for ancestor in ancestors:
+            hits = [ancestor / sub for sub in _INCLUDE_FOLDERS if (ancestor / sub / header).is_file()]
+            if hits:
+                if hits[0] not in found:
+                    found.append(hits[0])
+                break
+    return found
 
 
 @cache
@@ -78,6 +100,7 @@ class _Parsed:
     tu: ci.TranslationUnit
     stubbed: list[str]  # headers replaced by an empty file
     deferred: list[ci.Diagnostic]  # errors inside functions, raised when such a function is lowered
+    folders: list[Path] = field(default_factory=list)  # the project's include folders found
 
 
 _TU_CACHE: dict[str, _Parsed] = {}
@@ -177,14 +200,21 @@ def _parse(path: str | os.PathLike) -> _Parsed:
     else:
         source = read_source(file)
     stubbed, shadowed = _missing_headers(source, file.parent)
+    folders: list[Path] = []
+    for _ in range(_INCLUDE_DEPTH):  # headers of the project's include folders include more of them
+        more = [f for f in include_folders(file.resolve(), stubbed) if f not in folders]
+        if not more:
+            break
+        folders += more
+        stubbed, shadowed = _missing_headers(source, file.parent, folders)
     unsaved += [(name, "") for header in stubbed for name in _virtual_names(header)]
     unsaved += [(str(local), f"#include <{name}>\n") for local, name in shadowed]  # the model, once
     try:
-        tu = _index().parse(parsed, args=_args(), unsaved_files=unsaved)
+        tu = _index().parse(parsed, args=_args(folders), unsaved_files=unsaved)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
     deferred = _check_errors(tu, str(file))
-    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred)
+    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders)
     return result
 
 
@@ -201,7 +231,7 @@ def read_source(file: Path) -> str:
                         hint="save the file as UTF-8") from None
 
 
-def _missing_headers(source: str, folder: Path) -> tuple[list[str], list[tuple[Path, str]]]:
+def _missing_headers(source: str, folder: Path, folders: list[Path] = ()) -> tuple[list[str], list[tuple[Path, str]]]:
     """The headers `source` includes (directly or through headers beside it) that are neither a file
     beside their includer, nor one lowercheck models: each becomes an empty header. And the local
     copies of headers lowercheck models (a sample's own `helper_cuda.h`), which the model replaces:
@@ -218,7 +248,9 @@ def _missing_headers(source: str, folder: Path) -> tuple[list[str], list[tuple[P
             if quote == '"' and local.is_file() and (MODELLED / name).is_file():
                 shadowed.append((local.resolve(), name))
                 continue
-            if quote == '"' and local.is_file():
+            if not local.is_file():  # a project include folder's (-I) file is read like a local one
+                local = next((f / name for f in folders if (f / name).is_file()), local)
+            if local.is_file() and (quote == '"' or local.parent != here):
                 if depth < _INCLUDE_DEPTH and local.resolve() not in seen:
                     seen.add(local.resolve())
                     try:
@@ -246,16 +278,45 @@ def _check_errors(tu: ci.TranslationUnit, shown: str) -> list[ci.Diagnostic]:
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if not errors:
         return []
-    bodies = [(fn.extent.start.offset, fn.extent.end.offset) for fn in function_definitions(tu)]
+    bodies = _all_function_bodies(tu)
     deferred, fatal = [], []
     for d in errors:
         loc = d.location
-        inside = loc.file is not None and loc.file.name == tu.spelling and any(
-            start <= loc.offset <= end for start, end in bodies)
-        (deferred if inside else fatal).append(d)
+        inside = loc.file is not None and any(
+            name == loc.file.name and start <= loc.offset <= end for name, start, end in bodies)
+        # An error at the top level of a project header (a host-only helper class against the C
+        # library) is kept too: what uses it fails at its own line when lowered.
+        in_header = loc.file is not None and loc.file.name != tu.spelling and not loc.file.name.startswith(
+            _VIRTUAL_INCLUDE)
+        (deferred if inside or in_header else fatal).append(d)
     if fatal:
         raise _error(fatal[0], len(errors), shown)
     return deferred
+
+
+_FUNCTIONS = (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.CXX_METHOD,
+              ci.CursorKind.CONSTRUCTOR, ci.CursorKind.DESTRUCTOR, ci.CursorKind.CONVERSION_FUNCTION)
+_SCOPES = (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.STRUCT_DECL,
+           ci.CursorKind.CLASS_DECL, ci.CursorKind.CLASS_TEMPLATE, ci.CursorKind.UNEXPOSED_DECL)
+
+
+def _all_function_bodies(tu: ci.TranslationUnit) -> list[tuple[str, int, int]]:
+    """(file, start, end) of every function definition in every file of the unit (the project's
+    headers too): an error inside one matters only if that function is lowered."""
+    found: list[tuple[str, int, int]] = []
+
+    def visit(cursor: ci.Cursor) -> None:
+        for c in cursor.get_children():
+            if c.location.file is None or c.location.file.name.startswith(_VIRTUAL_INCLUDE) \
+                    or c.location.file.name == str(SHIM):
+                continue
+            if c.kind in _FUNCTIONS and c.is_definition():
+                found.append((c.location.file.name, c.extent.start.offset, c.extent.end.offset))
+            elif c.kind in _SCOPES:
+                visit(c)
+
+    visit(tu.cursor)
+    return found
 
 
 def _error(first: ci.Diagnostic, count: int, shown: str) -> UserError:
@@ -301,6 +362,14 @@ def source_notes(path: str | os.PathLike) -> list[str]:
     if parsed.stubbed:
         notes.append(f"{path}: replaced by empty headers (lowercheck does not model them; host-only code needs "
                      f"none): {', '.join(f'<{h}>' for h in parsed.stubbed)}")
+    headers = sorted({d.location.file.name for d in parsed.deferred
+                      if d.location.file is not None and d.location.file.name != parsed.tu.spelling})
+    if headers:
+        notes.append(f"{path}: the project's headers hold code lowercheck's CUDA model does not parse (not lowered "
+                     f"unless a kernel uses it): {', '.join(headers)}")
+    if parsed.folders:
+        notes.append(f"{path}: the project's include folders, found beside its ancestors: "
+                     f"{', '.join(str(f) for f in parsed.folders)}")
     for fn in errored_functions(path):
         first = next(d for d in parsed.deferred
                      if fn.extent.start.offset <= d.location.offset <= fn.extent.end.offset)

@@ -86,6 +86,15 @@ void exit(int status);
 }
 template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes) { return cudaMalloc((void **)ptr, bytes); }
 
+/* The guards of the real headers, which files test to see what is available. */
+#define __CUDA_FP16_H__
+#define __CUDA_BF16_H__
+#define __CUDA_FP16_HPP__
+#define __CUDA_BF16_HPP__
+#define CUDART_VERSION 12040
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 4
+
 /* Half precision (<cuda_fp16.h>, <cuda_bf16.h>) as clang's arithmetic types, with the conversion
  * and arithmetic intrinsics lowering names (lower.py). */
 typedef _Float16 __half;
@@ -108,6 +117,37 @@ __HD__ float __double2float_rn(double);
   __device__ bool __heq(T, T); __device__ bool __hne(T, T); __device__ bool __hlt(T, T); \
   __device__ bool __hle(T, T); __device__ bool __hgt(T, T); __device__ bool __hge(T, T);
 __LC_HALF_OPS(__half) __LC_HALF_OPS(__nv_bfloat16)
+
+/* Pairs of halves: vectors of two lanes (lower.py), with their conversions and lane-wise ops. */
+struct __half2 { __half x, y; };
+typedef __half2 half2;
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+typedef __nv_bfloat162 nv_bfloat162;
+#define __LC_HALF2_OPS(T2, T) \
+  __device__ T2 __hadd2(T2, T2); __device__ T2 __hsub2(T2, T2); __device__ T2 __hmul2(T2, T2); \
+  __device__ T2 __h2div(T2, T2); __device__ T2 __hfma2(T2, T2, T2); __device__ T2 __hmax2(T2, T2); \
+  __device__ T2 __hmin2(T2, T2); __device__ T2 __hneg2(T2);
+__LC_HALF2_OPS(__half2, __half) __LC_HALF2_OPS(__nv_bfloat162, __nv_bfloat16)
+__HD__ __half2 __floats2half2_rn(float, float);
+__HD__ __half2 __float2half2_rn(float);
+__HD__ __half2 __halves2half2(__half, __half);
+__HD__ __half2 __half2half2(__half);
+__HD__ __half2 __float22half2_rn(struct float2);
+__HD__ struct float2 __half22float2(__half2);
+__HD__ float __low2float(__half2);
+__HD__ float __high2float(__half2);
+__HD__ __half __low2half(__half2);
+__HD__ __half __high2half(__half2);
+__HD__ __nv_bfloat162 __floats2bfloat162_rn(float, float);
+__HD__ __nv_bfloat162 __float2bfloat162_rn(float);
+__HD__ __nv_bfloat162 __halves2bfloat162(__nv_bfloat16, __nv_bfloat16);
+__HD__ __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16);
+__HD__ __nv_bfloat162 __float22bfloat162_rn(struct float2);
+__HD__ struct float2 __bfloat1622float2(__nv_bfloat162);
+__HD__ float __low2float(__nv_bfloat162);
+__HD__ float __high2float(__nv_bfloat162);
+__HD__ __nv_bfloat16 __low2bfloat16(__nv_bfloat162);
+__HD__ __nv_bfloat16 __high2bfloat16(__nv_bfloat162);
 
 /* Vector types: loads and stores of them are scalarised (lower.py). */
 struct float2 { float x, y; };
@@ -323,3 +363,44 @@ using namespace at;
 #define AT_ASSERTM(cond, ...) ((void)0)
 #define C10_CUDA_KERNEL_LAUNCH_CHECK() ((void)0)
 #define TORCH_EXTENSION_NAME lowercheck_extension
+
+/* A little of the C++ library that host code around kernels uses (<stdexcept>, <iostream>,
+ * <utility>, <limits>, <type_traits>): declared so that launchers parse; never lowered. */
+namespace std {
+struct exception { virtual const char *what() const noexcept; };
+struct runtime_error : exception { explicit runtime_error(const char *what); };
+struct logic_error : exception { explicit logic_error(const char *what); };
+struct invalid_argument : logic_error { explicit invalid_argument(const char *what); };
+struct out_of_range : logic_error { explicit out_of_range(const char *what); };
+struct ostream {
+  template <class T> ostream &operator<<(const T &) { return *this; }
+  ostream &operator<<(ostream &(*manip)(ostream &)) { return *this; }
+};
+extern ostream cout, cerr, clog;
+inline ostream &endl(ostream &out) { return out; }
+inline ostream &flush(ostream &out) { return out; }
+template <class A, class B> struct pair { A first; B second; };
+template <class A, class B> pair<A, B> make_pair(A a, B b) { return {a, b}; }
+template <class T> struct numeric_limits {
+  __HD__ static constexpr T max() { return T(3.402823466e+38F); }
+  __HD__ static constexpr T min() { return T(1.175494351e-38F); }
+  __HD__ static constexpr T lowest() { return T(-3.402823466e+38F); }
+  __HD__ static constexpr T infinity() { return T(__builtin_inff()); }
+  __HD__ static constexpr T epsilon() { return T(1.192092896e-07F); }
+};
+template <> struct numeric_limits<int> {
+  __HD__ static constexpr int max() { return 2147483647; }
+  __HD__ static constexpr int min() { return -2147483647 - 1; }
+  __HD__ static constexpr int lowest() { return -2147483647 - 1; }
+};
+template <class A, class B> struct is_same { static constexpr bool value = false; };
+template <class A> struct is_same<A, A> { static constexpr bool value = true; };
+template <class A, class B> inline constexpr bool is_same_v = is_same<A, B>::value;
+template <bool C, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { typedef T type; };
+template <bool C, class T = void> using enable_if_t = typename enable_if<C, T>::type;
+template <bool C, class A, class B> struct conditional { typedef A type; };
+template <class A, class B> struct conditional<false, A, B> { typedef B type; };
+template <class T> __HD__ constexpr const T &min(const T &a, const T &b) { return b < a ? b : a; }
+template <class T> __HD__ constexpr const T &max(const T &a, const T &b) { return a < b ? b : a; }
+}  // namespace std

@@ -177,3 +177,29 @@ def test_cache_hinted_accesses_mul24_and_more_atomics(tmp_path: Path) -> None:
     for i in range(n):
         expected ^= i * 3
     assert out["bits"][0] == expected
+
+
+HALF2 = """#include <cuda_fp16.h>
+__global__ void h2(const __half2* x, __half2* y, float* lo, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    __half2 v = x[i];
+    float2 f = __half22float2(v);
+    __half2 w = __hadd2(v, __floats2half2_rn(f.y, 1.0f));
+    y[i] = __hmul2(w, __float2half2_rn(2.0f));
+    lo[i] = __low2float(v) + __high2float(w);
+  }
+}
+void launch(const __half2* x, __half2* y, float* lo, int n) { h2<<<(n + 127) / 128, 128>>>(x, y, lo, n); }
+"""
+
+
+def test_pairs_of_halves(tmp_path: Path) -> None:
+    path = _write(tmp_path, HALF2)
+    n = 70
+    x = np.linspace(-2, 2, 2 * n).astype(np.float16)
+    out = _run(path, x=x, y=poison.fill(np.empty(2 * n, np.float16)), lo=poison.fill(np.empty(n, np.float32)), n=n)
+    a, b = x[0::2], x[1::2]
+    w = np.stack([a + b, b + np.float16(1)], axis=1).astype(np.float16)
+    np.testing.assert_array_equal(out["y"].reshape(n, 2), (w * np.float16(2)).astype(np.float16))
+    np.testing.assert_array_equal(out["lo"], a.astype(np.float32) + w[:, 1].astype(np.float32))
