@@ -19,7 +19,10 @@ stored value is computed from (for the dependence map of each output). Two optio
 type checks: `int32` lists the subexpressions of the index that the kernel computes in 32-bit
 integers (each must fit for the sizes in use: LC209), and `accumulation` the float types in which
 the stored value's additions (adds, dot products, reductions, atomics) were done (LC305; `tf32`
-for a dot whose inputs are rounded to tf32).
+for a dot whose inputs are rounded to tf32). A tile access (Triton, Pallas) also lists its `lanes`: the
+lane of each dimension of its tile, outermost first ("" for a dimension of size 1), so that two
+accesses can be compared position by position (the same position of two tiles is the same thread of
+the program: the exactly-once check, LC203).
 
 An access whose index could not be modelled is an `access.unmodelled` op with the reason: the
 static verdict is then inconclusive, never a silent pass.
@@ -84,6 +87,7 @@ class AccessOp(IRDLOperation):
     sources = prop_def(ArrayAttr[StringAttr])
     int32 = opt_prop_def(ArrayAttr[StringAttr])
     accumulation = opt_prop_def(ArrayAttr[StringAttr])
+    lanes = opt_prop_def(ArrayAttr[StringAttr])  # a tile's lane per dimension, outermost first
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -96,6 +100,14 @@ class AccessOp(IRDLOperation):
             verify_exprs(self.name, field, getattr(self, field).data)
         if self.int32 is not None:
             verify_exprs(self.name, "int32", self.int32.data)
+        if self.lanes is not None and any(a.data and not a.data.startswith("LANE") for a in self.lanes.data):
+            raise VerifyException("access.access: lanes must be LANE variables or \"\"")
+
+    @property
+    def tile_lanes(self) -> tuple[str, ...] | None:
+        """The lane of each dimension of a tile access ("" for a dimension of size 1); None when
+        not recorded (a CUDA thread's access, which has no tile)."""
+        return tuple(a.data for a in self.lanes.data) if self.lanes is not None else None
 
 
 @irdl_op_definition

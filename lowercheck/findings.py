@@ -156,12 +156,16 @@ def _lc202():
 
 @_code("LC203", Severity.ERROR, "element written twice without atomics")
 def _lc203():
-    """What it checks: no output element is written by two work items (the write relation is
-    injective), unless the writes are atomic.
+    """What it checks: no output element is written by two work items (two CUDA threads, two
+    programs, two launches), nor twice by one program with no order between the writes (two lanes
+    of one store, or two positions of its tiles: different threads of the program), unless the
+    writes are atomic. One thread's rewrites are in program order and are not double writes: an
+    output used as scratch and overwritten later, or a loop storing its running sum into out[i]
+    every trip (the write relation is checked for injectivity modulo the thread).
 
     Why it matters: the result depends on scheduling order.
 
-    Example: overlapping tiles, `pid * (BLOCK - 1)` offsets.
+    Example: overlapping tiles, `pid * (BLOCK - 1)` offsets; `tl.store(out + offs // 2, v)`.
 
     Fix: make the tiles disjoint or use atomics."""
 

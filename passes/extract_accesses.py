@@ -637,6 +637,8 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             accum |= {_float_name(element_type or ptr.element_type)}
         if accum:
             properties["accumulation"] = ArrayAttr([StringAttr(a) for a in sorted(accum)])
+        if st.is_triton and dims:  # which lane is which dimension: tiles compared position by position
+            properties["lanes"] = ArrayAttr([StringAttr(str(d) if d is not None else "") for d in dims])
         st.out.append(AccessOp.build(properties=properties))
         st.out[-1].location = op.location
         return access_id

@@ -58,6 +58,7 @@ SHAPED_SIZES = {
     # rows, cols; the last run's logits are scaled by 100 (exp overflows without the max subtraction).
     "cross_entropy": [[1, 1], [3, 31], [4, 128], [7, 1000], [5, 50, 100.0]],
     "rotary": [[1, 1], [3, 31], [13, 33], [4, 64]],  # seq, half (x is seq x 2 * half)
+    "rowsum3d": [[1, 1, 1], [3, 7, 7], [2, 9, 33], [1, 17, 100]],  # B, T, C (inp is B x T x C)
 }
 # The dtype of the outputs (fp32 unless said here).
 OUT_DTYPES = {"histogram": "torch.int32"}
@@ -386,6 +387,8 @@ SHAPED = {
     "cross_entropy": (lambda rows, cols: [(rows, cols), (rows,)], _cross_entropy,
                       lambda x, target: x.shape[1] * U * (1.0 + np.abs(_cross_entropy(x, target)))),
     "rotary": (lambda seq, half: [(seq, 2 * half), (seq, half), (seq, half)], _rotary, lambda x, c, s: 0.0),
+    "rowsum3d": (lambda B, T, C: [(B, T, C)], lambda x: x.sum(axis=2),
+                 lambda x: x.shape[2] * U * np.abs(x).sum(axis=2)),
 }
 # Inputs other than standard normal fp32: histogram's x holds int32 values in [-2, bins + 2] (some
 # outside the bins), and its counts (destination passing: accumulated into) start at small counts.

@@ -34,3 +34,16 @@ def test_access_kind_and_space_verify() -> None:
 }'''
     with pytest.raises(VerifyException, match="kind"):
         ir.parse(text)
+
+
+def test_access_lanes_name_lanes() -> None:
+    """A tile access's `lanes` (one per dimension, "" for size 1) are LANE variables."""
+    text = '''builtin.module {
+  access.kernel @k attributes {grid = ["1", "1", "1"]} {
+    access.access {buffer = "a", kind = "write", space = "global", element_type = f32, indices = ["LANE3"], domain = [], guard = [], fastest = "LANE3", id = "w0", sources = [], lanes = [%s]}
+  }
+}'''
+    access = next(o for o in ir.parse(text % '"", "LANE3"').walk() if o.name == "access.access")
+    assert access.tile_lanes == ("", "LANE3")
+    with pytest.raises(VerifyException, match="lanes"):
+        ir.parse(text % '"SEQ0"')

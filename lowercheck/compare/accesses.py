@@ -193,7 +193,9 @@ def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sy
               params, shape: Sequence[str] | None) -> tuple[isl.Map, sympy.Basic, coordinates.Coordinates]:
     """The access's map to coordinates of `shape` (flat when None), with its flat index and the
     coordinate split chosen: the first split of `coordinates.candidates`, unless it puts an inner
-    coordinate out of its dimension's range where the next split ("borrowed") does not."""
+    coordinate out of its dimension's range; then the next split that does not ("borrowed" for a
+    reversed row, "merged" for a run of dimensions indexed as one), else the split that leaves the
+    fewest dimensions out of range (a real wrap is reported in the dimension it wraps)."""
     symbolic_index = symbolic.parse(strings(op.indices)[0])
     index = _bind(strings(op.indices)[0], sizes)
     if not shape or len(shape) == 1:
@@ -202,24 +204,47 @@ def _relation(kernel: int, op: AccessOp, grid: list[sympy.Basic], block: list[sy
     extents = [symbolic.parse(d) for d in shape]
     options = coordinates.candidates(symbolic_index, extents)
     bound_extents = [symbolic.substitute(e, sizes) if sizes is not None else e for e in extents]
-    first = options[0]
     bind = (lambda c: symbolic.substitute(c, sizes)) if sizes is not None else (lambda c: c)
-    relation = _map(kernel, op, [bind(c) for c in first.exprs], grid, block, sizes, params)
-    if first.how == "split" and len(options) > 2 and options[1].how == "borrowed":
-        inner = inner_box(relation, bound_extents, params)
-        if not relation.range().is_subset(inner):
-            second = _map(kernel, op, [bind(c) for c in options[1].exprs], grid, block, sizes, params)
-            if second.range().is_subset(inner):
-                return second, index, coordinates.Coordinates(tuple(bind(c) for c in options[1].exprs), "borrowed")
-    return relation, index, coordinates.Coordinates(tuple(bind(c) for c in first.exprs), first.how)
+
+    def build_one(option: coordinates.Coordinates) -> tuple[isl.Map, coordinates.Coordinates]:
+        exprs = tuple(bind(c) for c in option.exprs)
+        return (_map(kernel, op, list(exprs), grid, block, sizes, params),
+                coordinates.Coordinates(exprs, option.how))
+
+    relation, chosen = build_one(options[0])
+    splits = [o for o in options[1:] if o.how != "flat"]
+    if options[0].how != "split" or not splits:
+        return relation, index, chosen
+    best = (len(_outside(relation, bound_extents, params)), relation, chosen)
+    if best[0] == 0:
+        return relation, index, chosen
+    for option in splits:
+        other, picked = build_one(option)
+        outside = len(_outside(other, bound_extents, params))
+        if outside < best[0]:
+            best = (outside, other, picked)
+        if outside == 0:
+            break
+    return best[1], index, best[2]
 
 
-def inner_box(relation: isl.Map, extents: Sequence[sympy.Basic], params: list[str]) -> isl.Set:
+def _outside(relation: isl.Map, extents: Sequence[sympy.Basic], params: list[str]) -> list[int]:
+    """The inner dimensions (all but the outermost) where the relation's coordinate leaves its range."""
+    if relation.range().is_subset(inner_box(relation, extents, params)):
+        return []
+    return [j for j in range(1, len(extents))
+            if not relation.range().is_subset(inner_box(relation, extents, params, only=j))]
+
+
+def inner_box(relation: isl.Map, extents: Sequence[sympy.Basic], params: list[str],
+              only: int | None = None) -> isl.Set:
     """{ buffer[i0, i1, ...] : 0 <= i_j < extent_j for j >= 1 }: every coordinate but the outermost
-    in range (an outermost coordinate out of range is a plain out-of-bounds, not a wrap)."""
+    in range (an outermost coordinate out of range is a plain out-of-bounds, not a wrap); with
+    `only`, that one coordinate."""
     name = relation.get_tuple_name(isl.dim_type.out)
     dims = [f"i{j}" for j in range(len(extents))]
-    parts = [f"0 <= i{j} < {symbolic.to_isl(e)}" for j, e in enumerate(extents) if j >= 1]
+    parts = [f"0 <= i{j} < {symbolic.to_isl(e)}" for j, e in enumerate(extents)
+             if j >= 1 and only in (None, j)]
     parts.append(size_constraints(params))
     return isl.Set(f"{_isl_params(params)} -> {{ {name}[{', '.join(dims)}] : {' and '.join(parts)} }}")
 

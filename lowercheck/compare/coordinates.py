@@ -14,6 +14,13 @@ is also affine where the flat one is not (`cols * r` is a product of unknowns, `
   over [n, 64] would split into (4*GRID0, LANE0), which a flat walk over the buffer is not.
 - **split, borrowed**: the same with one stride borrowed from the outer coordinate, for indices
   written `(r + 1) * cols - 1 - c` (a reversed row): (r + 1, -1 - c) becomes (r, cols - 1 - c).
+- **split, merged**: a run of dimensions the index addresses as one. A buffer of [B, T, C] indexed
+  `idx * C + c` with `idx < B*T` splits into (0, idx, c): no term has the stride T*C, and idx runs
+  past T. The dimensions whose coordinate is 0 are merged with the next one (B and T into one
+  dimension of B*T elements), and its coordinate is split again by floor division and remainder:
+  (floor(idx/T), Mod(idx, T), c). The outermost dimension of the run keeps the floor (an idx past
+  B*T is out of bounds there); a dimension whose stride the index does use is never merged, so a
+  column past C is still a wrap.
 - **flat**: floor division and remainder of the flat index by the strides. Always right for an
   in-bounds index, but a division by a size is not affine (the check then runs per swept size), and
   it cannot see a wrap: the caller uses it only when no split exists.
@@ -35,7 +42,7 @@ from lowercheck import symbolic
 @dataclass(frozen=True)
 class Coordinates:
     exprs: tuple[sympy.Basic, ...]  # one per dimension of the buffer, outermost first
-    how: str  # split | borrowed | flat
+    how: str  # split | borrowed | merged | flat
 
 
 def strides(shape: Sequence[sympy.Basic]) -> list[sympy.Basic]:
@@ -57,6 +64,9 @@ def candidates(index: sympy.Basic, shape: Sequence[sympy.Basic]) -> list[Coordin
         borrowed = _borrow(split, shape)
         if borrowed is not None:
             found.append(Coordinates(borrowed, "borrowed"))
+        merged = _merge(split, shape)
+        if merged is not None:
+            found.append(Coordinates(merged, "merged"))
     found.append(Coordinates(_flat(index, shape), "flat"))
     return found
 
@@ -105,6 +115,30 @@ def _borrow(coords: tuple[sympy.Basic, ...], shape: Sequence[sympy.Basic]) -> tu
             out[j] = sympy.expand(out[j] + shape[j])
             out[j - 1] = sympy.expand(out[j - 1] - 1)
             changed = True
+    return tuple(out) if changed else None
+
+
+def _merge(coords: tuple[sympy.Basic, ...], shape: Sequence[sympy.Basic]) -> tuple[sympy.Basic, ...] | None:
+    """Each run of dimensions j..k whose coordinates are 0 but the last (k) as one dimension of
+    shape[j] * ... * shape[k] elements addressed by coordinate k, split again into the run's
+    dimensions by floor division and remainder (mixed radix: exact for every integer)."""
+    out = list(coords)
+    changed = False
+    j = 0
+    while j < len(coords) - 1:
+        k = j
+        while k < len(coords) and coords[k] == 0:
+            k += 1
+        if k == j or k == len(coords):
+            j = k + 1 if k == j else k
+            continue
+        merged = coords[k]
+        for d in range(j, k + 1):
+            inner = sympy.Mul(*shape[d + 1:k + 1]) if d < k else sympy.Integer(1)
+            quotient = merged if inner == 1 else sympy.floor(merged / inner)
+            out[d] = quotient if d == j else sympy.Mod(quotient, shape[d])
+        changed = True
+        j = k + 1
     return tuple(out) if changed else None
 
 

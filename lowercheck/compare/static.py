@@ -38,6 +38,7 @@ from lowercheck.compare.traffic import (
     stride_class,
 )
 from lowercheck.dialects.kernel import EntryOp
+from lowercheck.errors import SourceLocation
 from lowercheck.findings import CODES, Evidence, Finding
 
 
@@ -280,12 +281,16 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
                 hint=("launch `triton.cdiv(n, BLOCK)` programs and mask the tail" if triton
                       else "launch enough blocks to cover the output: (n + B - 1) / B")))
         if writes is not None and not writes.is_injective():
-            pair = _double_write(rel, buffer)
-            if pair is not None:
+            found_pair = _double_write(rel, buffer, triton)
+            if found_pair is not None:
+                pair, where = found_pair
+                how = (f"is written by two work items: {pair['first']} and {pair['second']}"
+                       if pair["work_items"] == 2 else
+                       f"is written twice by one program, with no order between the writes: {pair['first']} "
+                       f"and {pair['second']} ({pair['why']})")
                 findings.append(Finding(
-                    "LC203", f"element {element_text(buffer, pair['index'])} is written by two work items: "
-                    f"{pair['first']} and {pair['second']}",
-                    side=side.name, buffer=buffer, location=_first_location(rel, buffer),
+                    "LC203", f"element {element_text(buffer, pair['index'])} {how}",
+                    side=side.name, buffer=buffer, location=where,
                     witness=pair, hint="make the tiles disjoint, or use atomics"))
     return findings
 
@@ -374,14 +379,22 @@ def _first_location(rel: Relations, buffer: str):
     return accs[0].location if accs else None
 
 
-def _double_write(rel: Relations, buffer: str) -> dict | None:
-    """Two distinct work items that write the same element, with the element."""
+def _double_write(rel: Relations, buffer: str, tile: bool) -> tuple[dict, SourceLocation | None] | None:
+    """Two writes of one element with no order between them, with the element: writes by two work
+    items (two CUDA threads, two programs, or two launches), or two writes by one program that
+    different threads of it perform (`tile`: Triton and Pallas, whose LANE variables are positions
+    in a tile, not threads). One thread's writes are in program order: a CUDA thread's rewrites,
+    and a program's writes at one position of its tiles (a later store of the same element, or a
+    later trip of a loop) are not double writes; two lanes of one store are (`_same_thread`).
+    Returns the witness and the location of the first of the two writes."""
     accs = rel.of(buffer, "write")
     for a in accs:
         for b in accs:
             pairs = a.relation.apply_range(b.relation.reverse())
             if a is b:
                 pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
+            if a.kernel == b.kernel:
+                pairs = pairs.subtract(_same_thread(a, b, pairs, tile))
             found = lexmin_point(pairs)
             if found is None:
                 continue
@@ -392,9 +405,53 @@ def _double_write(rel: Relations, buffer: str) -> dict | None:
             names_b = [b.relation.get_dim_name(isl.dim_type.in_, i) for i in range(b.relation.dim(isl.dim_type.in_))]
             second = dict(zip(names_b, values[n_a:], strict=True))
             element = _index_of(a, params, first)
+            one = a.kernel == b.kernel and all(first.get(f"GRID{d}") == second.get(f"GRID{d}") for d in range(3))
+            why = ("two lanes of one store: a store writes its tile's elements at once" if a is b and
+                   all(first.get(k) == v for k, v in second.items() if k.startswith("SEQ")) else
+                   "different positions of its tiles, done by different threads of the program")
             return {"sizes": params or dict(rel.sizes or {}), "index": element,
-                    "first": _describe_item(first, False), "second": _describe_item(second, False)}
+                    "first": _describe_item(first, tile), "second": _describe_item(second, tile),
+                    "work_items": 1 if one and tile else 2, **({"why": why} if one and tile else {})}, \
+                a.location
     return None
+
+
+def _same_thread(a: Access, b: Access, pairs: isl.Map, tile: bool) -> isl.Map:
+    """{ a's instance -> b's instance : both done by one thread }, in the space of `pairs` (a and b
+    of one launch). One thread: the same block and threadIdx (CUDA); in a tile language, the same
+    program and the same position of the two tiles (Triton lays out two tiles of one shape alike:
+    an element at one position is one thread's). Its writes are in program order."""
+    names_a = [a.relation.get_dim_name(isl.dim_type.in_, i) for i in range(a.relation.dim(isl.dim_type.in_))]
+    names_b = [b.relation.get_dim_name(isl.dim_type.in_, i) for i in range(b.relation.dim(isl.dim_type.in_))]
+    equal = [f"{d} = q_{d}" for d in ("GRID0", "GRID1", "GRID2")]
+    if not tile:
+        equal += [f"{d} = q_{d}" for d in ("LANE0", "LANE1", "LANE2") if d in names_a and d in names_b]
+    else:
+        pos_a, pos_b = _positions(a, names_a), _positions(b, names_b)
+        if a is b and pos_a is None:  # one store: its lanes are its positions, whatever their order
+            pos_a = pos_b = [n for n in names_a if n.startswith("LANE")]
+        if pos_a is None or pos_b is None or len(pos_a) != len(pos_b):
+            return isl.Map.empty(pairs.get_space())  # positions not comparable: no write is ordered
+        for la, lb in zip(pos_a, pos_b, strict=True):
+            if la and lb:
+                equal.append(f"{la} = q_{lb}")
+            elif la or lb:  # a dimension of size 1 on one side: position 0 there
+                equal.append(f"{la} = 0" if la else f"q_{lb} = 0")
+    nparam = pairs.dim(isl.dim_type.param)
+    params = [pairs.get_dim_name(isl.dim_type.param, i) for i in range(nparam)]
+    text = (f"[{', '.join(params)}] -> {{ {pairs.get_tuple_name(isl.dim_type.in_)}[{', '.join(names_a)}] -> "
+            f"{pairs.get_tuple_name(isl.dim_type.out)}[{', '.join('q_' + n for n in names_b)}] : "
+            f"{' and '.join(equal)} }}")
+    return isl.Map(text)
+
+
+def _positions(acc: Access, names: Sequence[str]) -> list[str] | None:
+    """The lane of each dimension of a tile access ("" for size 1); [] for a scalar access (no
+    lane: one position); None when the IR does not say which lane is which dimension."""
+    lanes = acc.op.tile_lanes
+    if lanes is not None:
+        return list(lanes) if all(not lane or lane in names for lane in lanes) else None
+    return [] if not any(n.startswith("LANE") for n in names) else None
 
 
 def _index_of(acc: Access, params: Mapping[str, int], item: Mapping[str, int]) -> int | list[int] | None:

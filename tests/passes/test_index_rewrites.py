@@ -190,6 +190,9 @@ SPLITS = [
     ([M, N], R * N + C - 1),  # a left neighbour
     ([K, M, N], R * M * N + C * N + K),  # 3-D (its floor/mod split is nonlinear: not proved here)
     ([M, sympy.Integer(64)], 256 * R + C),  # constant inner extent
+    ([K, M, N], (R + C) * N + K),  # [B, T, C] indexed `idx * C + c`: B and T merged (issue 15)
+    ([K, M, N], R * M * N + C),  # a flat walk inside each slice: M and N merged
+    ([K, M, N], (R + 1) * N + K),  # the next row of a merged [B*T, C]
 ]
 
 
@@ -215,3 +218,10 @@ def test_splits_are_chosen_as_documented():
     assert coordinates.candidates((R + 1) * N - 1 - C, [M, N])[1].exprs == (R, N - 1 - C)
     assert [c.how for c in coordinates.candidates(32 * R + C, [M, N])] == ["flat"]  # no stride in it
     assert [c.how for c in coordinates.candidates(256 * R + C, [M, sympy.Integer(64)])] == ["flat"]  # constant stride
+    # [B, T, C] indexed `idx * C + c`: no term has B's stride T*C, so B and T are one dimension of
+    # B*T elements, split again by floor and modulo; C, whose stride the index uses, is kept.
+    merged = coordinates.candidates((R + C) * N + K, [K, M, N])
+    assert [c.how for c in merged] == ["split", "merged", "flat"]
+    assert merged[0].exprs == (0, R + C, K)
+    assert merged[1].exprs == (sympy.floor((R + C) / M), sympy.Mod(R + C, M), K)
+    assert coordinates.candidates(R * M * N + C, [K, M, N])[1].exprs == (R, sympy.floor(C / N), sympy.Mod(C, N))

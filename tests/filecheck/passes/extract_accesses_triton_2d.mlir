@@ -1,7 +1,7 @@
 // RUN: lowercheck opt %s -p extract-accesses | filecheck %s
 // A 2-D Triton tile, offs_m[:, None] * stride + offs_n[None, :], built from ONE arange used on both
 // axes: the two dimensions must get distinct lanes (LANE4 for rows, LANE5 for columns; LANE3 is the
-// arange itself), and the same two in the load and the store.
+// arange itself), and the same two in the load and the store; `lanes` lists them by dimension (rows first).
 
 builtin.module {
   kernel.entry @copy2d attributes {language = "triton", file = "copy2d.py"} {
@@ -31,5 +31,5 @@ builtin.module {
 }
 
 // CHECK:      access.kernel @k attributes {grid = ["1", "1", "1"]} {
-// CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} indices = ["LANE4*n + LANE5"], domain = ["LANE4 < 16", "LANE5 < 16"], guard = [], fastest = "LANE5", id = "r0", sources = [], int32 = ["LANE4*n", "LANE4*n + LANE5"]}
-// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} indices = ["LANE4*n + LANE5"], {{.*}} fastest = "LANE5", id = "w0", sources = ["r0"], int32 = {{.*}}}
+// CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} indices = ["LANE4*n + LANE5"], domain = ["LANE4 < 16", "LANE5 < 16"], guard = [], fastest = "LANE5", id = "r0", sources = [], int32 = ["LANE4*n", "LANE4*n + LANE5"], lanes = ["LANE4", "LANE5"]}
+// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} indices = ["LANE4*n + LANE5"], {{.*}} fastest = "LANE5", id = "w0", sources = ["r0"], int32 = {{.*}}, lanes = ["LANE4", "LANE5"]}

@@ -1,0 +1,22 @@
+"""Triton port of rowsum3d.cu, seeded bug: row = program_id // 2, so programs 2r and 2r + 1 both
+store row r (written twice) and the rows past (B*T + 1) // 2 are never written."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rowsum3d_kernel(inp_ptr, out_ptr, C, BLOCK_C: tl.constexpr):
+    row = tl.program_id(0) // 2
+    cols = tl.arange(0, BLOCK_C)
+    x = tl.load(inp_ptr + row * C + cols, mask=cols < C, other=0.0)
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+def rowsum3d(inp: torch.Tensor) -> torch.Tensor:
+    B, T, C = inp.shape
+    out = torch.empty((B, T), dtype=inp.dtype, device=inp.device)
+    BLOCK_C = triton.next_power_of_2(C)
+    rowsum3d_kernel[(B * T,)](inp, out, C, BLOCK_C=BLOCK_C)
+    return out
