@@ -7,6 +7,7 @@ source file -> front end -> IR -> extract-accesses -> static checks ┐
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import re
 from collections.abc import Mapping, Sequence
 from collections.abc import Callable
@@ -901,7 +902,9 @@ def is_argument(side: SideInfo, param: ParamOp) -> bool:
 def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: Mapping[str, int]) -> RunRequest:
     env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
     params = [p.pname for p in side.params() if is_argument(side, p)]  # the call order
-    return RunRequest(language=side.language, path=side.path, entry=side.entry,
+    # Absolute: the run's child starts in another directory (its fork server's), where a relative
+    # path would name another file, or none.
+    return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params})
 

@@ -120,7 +120,7 @@ class IsolatedFrontend:
 
     def warm_up(self, path: str) -> None:
         """Start the worker now unless `path` was lowered before (its imports then overlap ours)."""
-        if cache.get("entries", cache.key(self.language, cache.source_digest(path))) is None:
+        if cache.get("entries", cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path))) is None:
             self._start()
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
@@ -180,7 +180,7 @@ class IsolatedFrontend:
             return ""
 
     def entries(self, path: str) -> list[EntryCandidate]:
-        key = cache.key(self.language, cache.source_digest(path))
+        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path))
         if (text := cache.get("entries", key)) is not None:
             return _entries_from_json(text)
         found = self._call(_entries, path, what=f"reading {path}")
@@ -190,7 +190,8 @@ class IsolatedFrontend:
     def lower(self, path: str, entry: str, binding: Binding) -> ModuleOp:
         from lowercheck import ir
 
-        key = cache.key(self.language, cache.source_digest(path), entry, repr(binding))
+        # The path is part of the key: the IR's locations name the file (a copy elsewhere is another file).
+        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), entry, repr(binding))
         text = cache.get("lowered", key)
         if text is None:
             text = self._call(_lower, path, entry, binding, what=f"lowering {path}:{entry}")
@@ -200,7 +201,8 @@ class IsolatedFrontend:
     def migrate(self, path: str, entry: str, binding: Binding, sweep: list[dict[str, int]],
                 platforms: list[dict]) -> dict:
         """The migration facts of `entry` (a front end with a `migrate`: Pallas), cached like `lower`."""
-        key = cache.key(self.language, cache.source_digest(path), entry, repr(binding), json.dumps(sweep),
+        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), entry, repr(binding),
+                        json.dumps(sweep),
                         json.dumps(platforms, sort_keys=True))
         text = cache.get("migration", key)
         if text is None:

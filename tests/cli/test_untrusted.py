@@ -123,3 +123,16 @@ def test_lower_of_a_file_that_exits_is_bad_input(tmp_path: Path) -> None:
     done = _lowercheck("lower", str(port))
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{port}:2" in done.stderr and "sys.exit(0)" in done.stderr
+
+
+def test_a_relative_port_is_the_file_in_the_working_directory(tmp_path: Path) -> None:
+    """The run's child starts elsewhere (its fork server's directory, the checkout): a relative
+    path given by the user must still name the user's file, not the checkout's file of that name."""
+    wrong = tmp_path / "corpus" / "vector_add" / "vadd.py"
+    wrong.parent.mkdir(parents=True)
+    wrong.write_text(VADD_PY.replace("x + y", "x - y"))  # the same relative name as the correct port
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(VADD_CU), "corpus/vector_add/vadd.py",
+                           "--size", "n=100", "--no-static"], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error[LC301]" in done.stdout
