@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection
+.PHONY: install demo test bench docs clean detection realworld
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ bench: $(STAMP)
 # the command exits 1 while a seeded bug is missed: the report is written either way.
 detection: $(STAMP)
 	-$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
+
+# Real kernels of pinned packages (DeepSpeed's CUDA, liger-kernel's Triton, jax's Pallas ops), fetched
+# into .cache/realworld, each lowered with `lowercheck lower`; the table goes to docs/realworld.md.
+realworld: $(STAMP)
+	$(PY) -m lowercheck.realworld -j 2 --out docs/realworld.md
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes

@@ -1,0 +1,655 @@
+"""The real-world suite: `lowercheck lower` on kernels as their authors published them.
+
+    python -m lowercheck.realworld [-j N] [--timeout S] [--memory-mb MB] [--only TEXT] [--out FILE]
+
+Packages that ship real kernel source are installed, pinned by version, into `.cache/realworld`
+inside the checkout (never into the venv, never into ~), and nothing of theirs is copied into this
+repository: `PACKAGES` says what is fetched and where its kernels lie; the only kernel files of our
+own are the small launchers under `tests/realworld/` (`WRAPPERS`), which import a kernel from an
+installed file (by its path in `.cache/realworld`) and launch it as the library's own launcher does
+for one common configuration, where that launcher takes arguments `lower` cannot guess (a mode
+string, a flag, group counts); a `NAME.toml` beside one is its spec.
+
+Each file's entries (host launchers, Python functions that launch a kernel) are listed in a child
+process; each entry is then lowered by `lowercheck lower FILE:ENTRY --emit access` in its own
+process with a time limit and an address-space limit, N at a time, and classified (`classify`):
+
+- `clean`: exit 0 and no `access.unmodelled` in the access IR;
+- `unmodelled`: exit 0, but some access is `access.unmodelled` (its reason is the construct);
+- `LC901`: exit 3, an unsupported construct (the message and its file:line);
+- `error`: exit 2, a user-level error (file not found, no entry, the user's code raised);
+- `crash`: an internal error, a traceback, or a death by signal;
+- `timeout`: still running at the time limit;
+- `no launcher`: a file with kernels but no entry lowercheck can call (a row for the file).
+
+Kernels that include CUTLASS, CuTe or CUB headers are a group of their own, outside the percentage.
+`docs/realworld.md` (`make realworld`) is the report: one row per entry, totals per language, the
+pinned versions, the most common constructs, and the wall time of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE = REPO / ".cache" / "realworld"
+WRAPPERS = REPO / "tests" / "realworld"
+
+RESULTS = ("clean", "unmodelled", "LC901", "error", "crash", "timeout", "no launcher")
+# A kernel built on these template libraries is counted apart (lowercheck does not model them).
+TEMPLATE_LIBRARY = re.compile(r"#\s*include\s*[<\"](cutlass|cute|cub)/|\b(cutlass|cute|cub)::|\bCutlass[A-Z]\w*")
+_LOCAL_INCLUDE = re.compile(r'#\s*include\s*"([^"]+)"')
+
+
+@dataclass(frozen=True)
+class Package:
+    """A pinned distribution with kernel sources: how pip fetches it and which files are kernels."""
+
+    name: str  # the distribution's name on PyPI
+    version: str
+    kind: str  # "sdist" (unpacked tar.gz), "wheel" (unpacked as a zip, never installed) or "venv"
+    language: str  # the language of its kernels, as `lowercheck.frontends.language_of` names it
+    patterns: tuple[str, ...]  # glob patterns of kernel files, relative to the unpacked root
+    marker: str  # a regular expression a kernel file contains (files without it are helpers)
+    skip: tuple[str, ...] = ()  # glob patterns of files left out (with the reason in `note`)
+    note: str = ""
+
+    @property
+    def folder(self) -> Path:
+        """Where the unpacked package lies (for "venv", the installed package inside the venv)."""
+        if self.kind == "venv":
+            import importlib.util
+
+            spec = importlib.util.find_spec(self.name)
+            assert spec is not None and spec.origin is not None, f"{self.name} is not installed in the venv"
+            return Path(spec.origin).parent
+        return CACHE / f"{self.name.replace('-', '_')}-{self.version}"
+
+
+PACKAGES: tuple[Package, ...] = (
+    Package("deepspeed", "0.19.8", "sdist", "cuda",
+            ("csrc/**/*.cu", "deepspeed/inference/v2/**/*.cu"), r"__global__|<<<|multi_tensor_apply|Cutlass",
+            skip=("deepspeed/ops/csrc/**",),
+            note="`deepspeed/ops/csrc/` is a byte-for-byte copy of `csrc/` in the sdist and is left out"),
+    Package("liger-kernel", "0.8.5", "wheel", "triton",
+            ("liger_kernel/ops/*.py", "liger_kernel/ops/experimental/*.py"), r"@triton\.jit",
+            note="`liger_kernel/ops/backends/_ascend/` (the same kernels for Ascend NPUs) is left out"),
+    Package("jax", "0.10.2", "venv", "pallas",
+            ("experimental/pallas/ops/**/*.py",), r"pallas_call|plgpu\.kernel|pl\.kernel|pl\.core_map"),
+)
+
+
+class Unreachable(Exception):
+    """PyPI could not be reached to fetch a pinned package (the suite cannot run here)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Installing
+
+
+def install(packages: tuple[Package, ...] = PACKAGES, quiet: bool = True) -> None:
+    """Fetch and unpack every package that is not in `.cache/realworld` yet (idempotent). The venv's
+    pip downloads it with `--no-deps` (an sdist with `--no-binary :all:`); it is never installed."""
+    for package in packages:
+        if package.kind == "venv":
+            _check_venv_version(package)
+            continue
+        done = package.folder / ".unpacked"
+        if done.exists():
+            continue
+        downloads = CACHE / "downloads"
+        downloads.mkdir(parents=True, exist_ok=True)
+        archive = _download(package, downloads, quiet)
+        tmp = package.folder.with_name(package.folder.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if package.kind == "sdist":
+            with tarfile.open(archive) as tar:
+                tar.extractall(tmp, filter="data")
+            (top,) = list(tmp.iterdir())  # an sdist holds one folder, NAME-VERSION/
+            shutil.rmtree(package.folder, ignore_errors=True)
+            top.rename(package.folder)
+            tmp.rmdir()
+        else:
+            with zipfile.ZipFile(archive) as wheel:
+                wheel.extractall(tmp)
+            shutil.rmtree(package.folder, ignore_errors=True)
+            tmp.rename(package.folder)
+        done.write_text(f"{package.name}=={package.version} from {archive.name}\n")
+
+
+def _download(package: Package, downloads: Path, quiet: bool) -> Path:
+    stem = package.name.replace("-", "_")
+    suffix = ".tar.gz" if package.kind == "sdist" else ".whl"
+    found = [p for p in downloads.iterdir() if p.name.lower().startswith(f"{stem}-{package.version}".lower())
+             and p.name.endswith(suffix)]
+    if found:
+        return found[0]
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+               "--retries", "1", "--timeout", "20",
+               "-d", str(downloads), f"{package.name}=={package.version}"]
+    command += ["--no-binary", ":all:"] if package.kind == "sdist" else ["--only-binary", ":all:"]
+    if not quiet:
+        print(f"fetching {package.name}=={package.version} ({package.kind})", file=sys.stderr)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    found = [p for p in downloads.iterdir() if p.name.lower().startswith(f"{stem}-{package.version}".lower())
+             and p.name.endswith(suffix)]
+    if done.returncode != 0 or not found:
+        raise Unreachable(f"pip download {package.name}=={package.version} failed: "
+                          f"{(done.stderr or done.stdout).strip().splitlines()[-1:] or ['no output']}")
+    return found[0]
+
+
+def _check_venv_version(package: Package) -> None:
+    from importlib.metadata import version
+
+    installed = version(package.name)
+    if installed != package.version:
+        raise RuntimeError(f"the suite is pinned to {package.name}=={package.version}; the venv has {installed}")
+
+
+def installed(name: str) -> Path:
+    """The unpacked root of the pinned package `name` (for our wrappers: the folder to import from)."""
+    (package,) = [p for p in PACKAGES if p.name == name]
+    return package.folder
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding the kernels
+
+
+@dataclass(frozen=True)
+class KernelFile:
+    package: str
+    language: str
+    path: Path
+    template_library: bool  # includes CUTLASS / CuTe / CUB
+    wrapper: bool = False  # one of ours, under tests/realworld/
+
+    @property
+    def spec(self) -> Path | None:
+        """Our spec beside one of our wrappers (`NAME.toml`: dtypes and shapes `lower` cannot guess)."""
+        spec = self.path.with_suffix(".toml")
+        return spec if self.wrapper and spec.is_file() else None
+
+    @property
+    def shown(self) -> str:
+        """The path as the report shows it: inside its package (or the repository, for a wrapper)."""
+        if self.wrapper:
+            return str(self.path.relative_to(REPO))
+        package = next(p for p in PACKAGES if p.name == self.package)
+        return f"{self.package}/{self.path.relative_to(package.folder)}"
+
+
+def kernel_files(packages: tuple[Package, ...] = PACKAGES, wrappers: bool = True) -> list[KernelFile]:
+    """Every kernel file of the installed packages (a content-identical copy once), then our wrappers."""
+    files: list[KernelFile] = []
+    seen: set[str] = set()
+    for package in packages:
+        root = package.folder
+        marker = re.compile(package.marker)
+        headers: dict[str, list[Path]] = {}  # a header's name -> the package's files of that name
+        for header in root.rglob("*"):
+            if header.suffix in (".h", ".cuh", ".hpp") and header.is_file():
+                headers.setdefault(header.name, []).append(header)
+        paths = sorted({p for pattern in package.patterns for p in root.glob(pattern) if p.is_file()})
+        for path in paths:
+            relative = path.relative_to(root)
+            if path.name == "__init__.py" or any(relative.match(s) or str(relative).startswith(s.rstrip("*"))
+                                                 for s in package.skip):
+                continue
+            text = path.read_text(errors="replace")
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            library = "cutlass" in str(relative).lower() or _uses_template_library(path, headers)
+            if not (marker.search(text) or library) or digest in seen:
+                continue
+            seen.add(digest)
+            files.append(KernelFile(package.name, package.language, path, library))
+    if wrappers and WRAPPERS.is_dir():
+        from lowercheck.frontends import language_of
+
+        for path in sorted(WRAPPERS.glob("*.py")):
+            files.append(KernelFile(_wrapped_package(path), language_of(str(path)), path, False, wrapper=True))
+    return files
+
+
+def _uses_template_library(path: Path, headers: dict[str, list[Path]]) -> bool:
+    """Whether the file, or a header of its package that it includes (transitively, matched by name
+    as the build's include folders would find it), uses CUTLASS, CuTe or CUB."""
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        text = current.read_text(errors="replace")
+        if TEMPLATE_LIBRARY.search(text):
+            return True
+        for name in _LOCAL_INCLUDE.findall(text):
+            todo += headers.get(Path(name).name, [])
+    return False
+
+
+def _wrapped_package(path: Path) -> str:
+    text = path.read_text()
+    return next((p.name for p in PACKAGES if p.name in text), "ours")
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class Row:
+    """One entry lowered (or one file that could not be listed / has no launcher)."""
+
+    package: str
+    language: str
+    file: str  # as shown in the report
+    line: int
+    entry: str | None
+    launches: list[str]
+    template_library: bool
+    wrapper: bool
+    result: str = ""  # one of RESULTS
+    construct: str = ""  # the LC901 message, the unmodelled reason, or the error message
+    where: str = ""  # file:line of that construct, inside its package where it lies there
+    seconds: float = 0.0
+    definitions: int = 0  # kernel definitions in the file (`__global__`, `@triton.jit`, `pallas_call`)
+
+
+_DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
+
+
+def environment() -> dict[str, str]:
+    """The children's environment: caches inside the checkout (as the Makefile sets them), the
+    unpacked wheels importable (their modules import their own package), tracebacks on."""
+    env = dict(os.environ)
+    cache = REPO / ".cache"
+    env.setdefault("TRITON_CACHE_DIR", str(cache / "triton"))
+    env.setdefault("TRITON_HOME", str(cache / "triton-home"))
+    env.setdefault("JAX_COMPILATION_CACHE_DIR", str(cache / "jax"))
+    env.setdefault("XDG_CACHE_HOME", str(cache / "xdg"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    env["LOWERCHECK_DEBUG"] = "1"
+    roots = [str(p.folder) for p in PACKAGES if p.kind == "wheel"]
+    env["PYTHONPATH"] = os.pathsep.join(roots + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def _run(command: list[str], timeout_s: float, memory_mb: int | None) -> tuple[int | None, str, str, float]:
+    """(exit code or None on timeout, stdout, stderr, seconds) of a child in its own process group
+    (the front ends' workers die with it) under an address-space limit."""
+
+    def limit() -> None:
+        if memory_mb:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    start = time.monotonic()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=environment(), cwd=REPO, start_new_session=True, preexec_fn=limit)
+    try:
+        out, err = child.communicate(timeout=timeout_s)
+        code: int | None = child.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        out, err = child.communicate()
+        code = None
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # workers left behind by a child that exited
+        except ProcessLookupError:
+            pass
+    return code, out, err, time.monotonic() - start
+
+
+def list_entries(path: str) -> dict[str, object]:
+    """The entries of one file, as JSON-able data (runs in the child of `python -m ... --entries`)."""
+    from lowercheck.errors import LowercheckError
+    from lowercheck.frontends import frontend_for, stop_workers
+
+    try:
+        candidates = frontend_for(path).entries(path)
+        return {"entries": [{"name": c.name, "line": c.location.line, "launches": list(c.launches)}
+                            for c in candidates]}
+    except LowercheckError as err:
+        return {"error": err.render(), "exit": err.exit_code}
+    finally:
+        stop_workers()
+
+
+_LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+)(?::\d+)?: (?:\[\w+\] )?(?P<kind>error|inconclusive)"
+                      r"(?:\[(?P<code>LC\d+)\])?: (?P<message>.*)$")
+_PLAIN = re.compile(r"^(?:\[\w+\] )?(?P<kind>error|inconclusive)(?:\[(?P<code>LC\d+)\])?: (?P<message>.*)$")
+_UNMODELLED = re.compile(r'access\.unmodelled \{[^}]*reason = "(?P<reason>(?:[^"\\]|\\.)*)"[^}]*\}'
+                         r'(?: loc\("(?P<file>[^"]*)":(?P<line>\d+):\d+\))?')
+
+
+def classify(code: int | None, stdout: str, stderr: str) -> tuple[str, str, str]:
+    """(result, construct, file:line) of one `lowercheck lower --emit access` run."""
+    if code is None:
+        return "timeout", "", ""
+    if "Traceback (most recent call last)" in stderr or "internal error in lowercheck" in stderr:
+        return "crash", _crash_summary(stderr), _crash_where(stderr)
+    if code == 0:
+        reasons = [m for m in _UNMODELLED.finditer(stdout)]
+        if not reasons:
+            return "clean", "", ""
+        first = reasons[0]
+        where = f"{first['file']}:{first['line']}" if first["file"] else ""
+        return "unmodelled", _unescape(first["reason"]), where
+    message, where = _message(stderr)
+    if code == 3:
+        return "LC901", message, where
+    if code == 2:
+        return "error", message, where
+    return "crash", f"exit {code}" + (f" (signal {-code})" if code < 0 else "") + (f": {message}" if message else ""), where
+
+
+def _message(stderr: str) -> tuple[str, str]:
+    for line in stderr.splitlines():
+        if m := _LOCATED.match(line):
+            return m["message"].strip(), f"{m['file']}:{m['line']}"
+        if m := _PLAIN.match(line):
+            return m["message"].strip(), ""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return (lines[-1].strip() if lines else "no message"), ""
+
+
+def _crash_summary(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    internal = [line for line in lines if line.startswith("error: internal error in lowercheck")]
+    if internal:
+        return internal[0].removeprefix("error: internal error in lowercheck: ")
+    return lines[-1] if lines else "traceback"
+
+
+def _crash_where(stderr: str) -> str:
+    """The innermost frame of lowercheck's own code in the traceback (where the bug is)."""
+    frames = re.findall(r'File "([^"]+)", line (\d+)', stderr)
+    ours = [(f, n) for f, n in frames if "/lowercheck/" in f or "/dialects/" in f or "/passes/" in f]
+    if not ours:
+        return ""
+    file, line = ours[-1]
+    return f"{Path(file).relative_to(REPO) if file.startswith(str(REPO)) else file}:{line}"
+
+
+def _unescape(text: str) -> str:
+    return text.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def _shown_where(where: str, file: KernelFile) -> str:
+    """A location inside an installed package, shown relative to it (full paths are long)."""
+    if not where:
+        return ""
+    path, _, line = where.rpartition(":")
+    for package in PACKAGES:
+        try:
+            return f"{package.name}/{Path(path).resolve().relative_to(package.folder.resolve())}:{line}"
+        except ValueError:
+            continue
+    try:
+        return f"{Path(path).resolve().relative_to(REPO)}:{line}"
+    except ValueError:
+        return where
+
+
+def _lower_row(file: KernelFile, row: Row, timeout_s: float, memory_mb: int | None) -> Row:
+    code, out, err, seconds = _run([sys.executable, "-m", "lowercheck", *lower_arguments(file, row.entry)],
+                                   timeout_s, memory_mb)
+    row.result, construct, where = classify(code, out, err)
+    row.construct, row.where, row.seconds = _strip_paths(construct), _shown_where(where, file), round(seconds, 1)
+    return row
+
+
+def lower_arguments(file: KernelFile, entry: str | None) -> list[str]:
+    """`lowercheck lower FILE[:ENTRY] --emit access [--spec OURS.toml]` for one row."""
+    spec = ["--spec", str(file.spec)] if file.spec else []
+    return ["lower", f"{file.path}:{entry}" if entry else str(file.path), "--emit", "access", *spec]
+
+
+def _strip_paths(text: str) -> str:
+    """Messages name installed files by their full path; the report names them inside the package."""
+    for package in PACKAGES:
+        text = text.replace(str(package.folder) + "/", f"{package.name}/")
+    return text.replace(str(REPO) + "/", "")
+
+
+def _file_rows(file: KernelFile, timeout_s: float, memory_mb: int | None) -> list[Row]:
+    """The rows of one file: one per entry, or one for the file when it has none or cannot be read."""
+    base = dict(package=file.package, language=file.language, file=file.shown, template_library=file.template_library,
+                wrapper=file.wrapper, definitions=len(_DEFINITION.findall(file.path.read_text(errors="replace"))))
+    code, out, err, seconds = _run([sys.executable, "-m", "lowercheck.realworld", "--entries", str(file.path)],
+                                   timeout_s, memory_mb)
+    listing = None
+    if code == 0:
+        try:
+            listing = json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            listing = None
+    if listing is None:  # the listing itself crashed or hung: a row for the file
+        result, construct, where = classify(code if code != 0 else 1, out, err)
+        return [Row(**base, line=1, entry=None, launches=[], result=result, construct=_strip_paths(construct),
+                    where=_shown_where(where, file), seconds=round(seconds, 1))]
+    if "error" in listing:  # the file cannot be parsed or imported: lower it whole for the message
+        return [Row(**base, line=1, entry=None, launches=[])]
+    entries = listing["entries"]
+    if not entries:
+        return [Row(**base, line=1, entry=None, launches=[], result="no launcher",
+                    construct="no function of the file that lowercheck can call launches its kernels")]
+    rows: dict[str, Row] = {}  # overloads share a name, and `lower FILE:NAME` lowers one of them: one row
+    for e in entries:
+        if e["name"] in rows:
+            rows[e["name"]].launches = list(dict.fromkeys(rows[e["name"]].launches + e["launches"]))
+        else:
+            rows[e["name"]] = Row(**base, line=e["line"], entry=e["name"], launches=e["launches"])
+    return list(rows.values())
+
+
+def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_mb: int | None = 8192,
+        progress: bool = True) -> list[Row]:
+    """Every file's rows, listed and lowered `jobs` at a time."""
+    def listing(file: KernelFile) -> list[Row]:
+        rows = _file_rows(file, timeout_s, memory_mb)
+        if progress:
+            print(f"listed {file.shown}: {', '.join(r.entry or r.result or 'whole file' for r in rows)}",
+                  file=sys.stderr, flush=True)
+        return rows
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        listed = list(pool.map(listing, files))
+        work = [(file, row) for file, rows in zip(files, listed, strict=True) for row in rows if not row.result]
+        futures = [pool.submit(_lower_row, file, row, timeout_s, memory_mb) for file, row in work]
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            row = future.result()
+            if progress:
+                print(f"[{done}/{len(futures)}] {row.result:<10} {row.file}:{row.line} {row.entry or ''}"
+                      f" {row.construct[:100]}", file=sys.stderr, flush=True)
+    return [row for rows in listed for row in rows]
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+# What stops a row, by the shape of its message (first match wins): the report's "causes" table.
+CAUSES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("cuda", re.compile(r"\(and \d+ more error\(s\)\)|file not found|too many errors|unknown type name|"
+                        r"undeclared identifier|no template named|no member named"),
+     "clang cannot parse the file against lowercheck's stubs: names from the project's own headers, the "
+     "C++ library or CUDA headers that are not modelled (lowercheck takes no include folders)"),
+    ("", re.compile(r"^`\w+` raised |^`\w+` depends on tensor data|DataDependent|num_warps must be"),
+     "the launcher, called with the arguments `lower` assumes without a spec (every untyped parameter a "
+     "float32[n] tensor, also modes, flags, block sizes and parameters with defaults), raised or branched on data"),
+    ("", re.compile(r"^Triton cannot compile"), "Triton's compiler rejects the kernel as specialised for the assumed arguments"),
+    ("", re.compile(r"ParseError"), "lowercheck cannot re-parse the TTIR Triton emitted"),
+    ("", re.compile(r"no kernel or reference lowercheck knows"),
+     "the file is not recognised as Pallas (`import jax.experimental.pallas as pl`, Mosaic GPU `plgpu`)"),
+    ("cuda", re.compile(r"no function of the file"), "no launcher: the host launchers are function templates "
+     "(`template <typename T> void launch_...`, instantiated explicitly) or launch from a macro; `lower` lists neither"),
+    ("", re.compile(r"no function of the file"), "no launcher: the kernels are launched from another file or "
+     "through a helper lowercheck does not follow"),
+    ("", re.compile(r"is not supported|unsupported", re.I), "an unsupported construct (LC901)"),
+)
+
+
+def cause(row: Row) -> str:
+    for language, pattern, text in CAUSES:
+        if (not language or language == row.language) and pattern.search(row.construct):
+            return text
+    return "other"
+
+
+def normalised(construct: str) -> str:
+    """A message with what differs between files taken out, so that the same gap counts once:
+    header names, paths, numbers and entry names."""
+    text = re.sub(r"'[^']*\.(h|hpp|cuh)' file not found", "'<project header>' file not found", construct)
+    text = re.sub(r"\S+/\S+\.(py|cu|cuh|h)\b", "<file>", text)
+    text = re.sub(r"has several entry points: .*", "has several entry points", text)
+    text = re.sub(r"FakeTensor\(.*?\)", "FakeTensor(...)", text)
+    text = re.sub(r"^`\w+` raised ", "the launcher raised ", text)
+    text = re.sub(r"`\w+` depends on tensor data", "the launcher depends on tensor data", text)
+    text = re.sub(r"Triton cannot compile `\w+`", "Triton cannot compile the kernel", text)
+    text = re.sub(r"\bs\d+\b", "sN", text)
+    text = re.sub(r"\b\d+\b", "N", text)
+    return text[:160]
+
+
+def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory_mb: int | None,
+             finished: str | None = None) -> str:
+    versions = ", ".join(f"`{p.name}=={p.version}`" + (" (the venv's own)" if p.kind == "venv" else f" ({p.kind})")
+                         for p in PACKAGES)
+    out = ["# The real-world suite", "",
+           "`make realworld` (`python -m lowercheck.realworld`) runs `lowercheck lower FILE:ENTRY --emit access` on "
+           "every kernel entry of pinned packages that ship real kernel source, as their authors wrote it "
+           "(installed into `.cache/realworld`, never copied here). Generated: do not edit by hand.", "",
+           f"- Pinned: {versions}.",
+           f"- Wall time of this run: {wall_s:.0f} s ({jobs} at a time, {timeout_s:.0f} s and "
+           f"{memory_mb or 'no'} MB address space per process), finished {finished or _now()}.",
+           "- A row is one entry (a host launcher, or a Python function that launches a kernel); a file whose "
+           "entries cannot be listed (it does not parse or import) or that has none is one row.",
+           "- Results: " + "; ".join(f"`{r}`" for r in RESULTS) + " (see `lowercheck/realworld.py`). "
+           "Only `clean` counts as lowered.",
+           *[f"- {p.name}: {p.note}." for p in PACKAGES if p.note],
+           "- Kernels that include CUTLASS, CuTe or CUB are counted in a group of their own, outside the percentage.",
+           "- Rows marked *(ours)* are our own launchers (`tests/realworld/`): each imports a kernel from an installed "
+           "file and launches it as the library's own launcher does for one common configuration; they are counted "
+           "with their language.", ""]
+    out += ["## Totals", "",
+            "`files` and `kernels` (kernel definitions in those files: `__global__`, `@triton.jit`, `pallas_call`) "
+            "say how much code the rows stand for; the percentage is of rows.", "",
+            "| group | files | kernels | rows | clean | unmodelled | LC901 | error | crash | timeout | no launcher | clean % |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+    def total(name: str, group: list[Row]) -> str:
+        counts = Counter(r.result for r in group)
+        share = f"{100 * counts['clean'] / len(group):.0f}%" if group else "-"
+        files = {r.file: r.definitions for r in group}
+        return (f"| {name} | {len(files)} | {sum(files.values())} | {len(group)} | "
+                + " | ".join(str(counts[r]) for r in RESULTS) + f" | {share} |")
+
+    counted = [r for r in rows if not r.template_library]
+    for language in ("cuda", "triton", "pallas"):
+        out.append(total(language, [r for r in counted if r.language == language]))
+    out.append(total("**all** (without templates)", counted))
+    out.append(total("CUTLASS/CuTe/CUB (apart)", [r for r in rows if r.template_library]))
+    out += ["", "## What stops the rest, by cause", "", "All rows that are not `clean`, CUTLASS/CuTe/CUB ones included; "
+            "the first rule of `CAUSES` that matches a row's message decides.", "", "| rows | cuda | triton | pallas | cause |",
+            "| ---: | ---: | ---: | ---: | --- |"]
+    causes = Counter((cause(r), r.language) for r in rows if r.result != "clean")
+    for text in dict.fromkeys([c for _, _, c in CAUSES] + ["other"]):
+        per = [causes[(text, language)] for language in ("cuda", "triton", "pallas")]
+        if sum(per):
+            out.append(f"| {sum(per)} | " + " | ".join(map(str, per)) + f" | {text} |")
+    out += ["", "## The most common constructs (LC901, unmodelled, errors, crashes)", "",
+            "| count | result | construct or message (normalised) | first seen at |", "| ---: | --- | --- | --- |"]
+    common = Counter((r.result, normalised(r.construct)) for r in rows if r.result not in ("clean", "timeout"))
+    first = {}
+    for r in rows:
+        first.setdefault((r.result, normalised(r.construct)), r.where or f"{r.file}:{r.line}")
+    for (result, construct), count in common.most_common(15):
+        out.append(f"| {count} | {result} | {_cell(construct)} | {_cell(first[(result, construct)])} |")
+    for title, group in (("CUDA", [r for r in counted if r.language == "cuda"]),
+                         ("Triton", [r for r in counted if r.language == "triton"]),
+                         ("Pallas", [r for r in counted if r.language == "pallas"]),
+                         ("CUTLASS / CuTe / CUB (outside the percentage)", [r for r in rows if r.template_library])):
+        out += ["", f"## {title}", "", "| kernel (file:line) | entry | result | construct / message | at | s |",
+                "| --- | --- | --- | --- | --- | ---: |"]
+        for r in group:
+            ours = " *(ours)*" if r.wrapper else ""
+            out.append(f"| {r.file}:{r.line}{ours} | {_cell(r.entry or '-')} | {r.result} | {_cell(r.construct)} | "
+                       f"{_cell(r.where)} | {r.seconds} |")
+    return "\n".join(out) + "\n"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")[:300]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lowercheck.realworld", description=__doc__.split("\n\n")[0])
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="processes at a time (default 1)")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds per process (default 120)")
+    parser.add_argument("--memory-mb", type=int, default=8192, help="address space per process (default 8192)")
+    parser.add_argument("--only", action="append", default=[], help="only files whose shown path contains TEXT")
+    parser.add_argument("--out", default="docs/realworld.md", help="the Markdown report (default docs/realworld.md)")
+    parser.add_argument("--json", default=str(CACHE / "results.json"), help="the rows as JSON")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the Markdown report again from the --json file of the last run (no lowering)")
+    parser.add_argument("--entries", metavar="FILE", help=argparse.SUPPRESS)  # the listing child
+    args = parser.parse_args(argv)
+    if args.entries:
+        print(json.dumps(list_entries(args.entries)))
+        return 0
+    if args.report_only:
+        run_data = json.loads(Path(args.json).read_text())
+        rows = [Row(**r) for r in run_data["rows"]]
+        Path(args.out).write_text(markdown(rows, run_data["wall_s"], run_data["jobs"], run_data["timeout_s"],
+                                           run_data["memory_mb"], run_data["finished"]))
+        return 0
+    try:
+        install(quiet=False)
+    except Unreachable as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    files = kernel_files()
+    if args.only:
+        files = [f for f in files if any(text in f.shown for text in args.only)]
+    start = time.monotonic()
+    rows = run(files, args.jobs, args.timeout, args.memory_mb)
+    wall = time.monotonic() - start
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    finished = _now()
+    Path(args.json).write_text(json.dumps({"wall_s": wall, "jobs": args.jobs, "timeout_s": args.timeout,
+                                           "memory_mb": args.memory_mb, "finished": finished,
+                                           "rows": [asdict(r) for r in rows]}, indent=1))
+    Path(args.out).write_text(markdown(rows, wall, args.jobs, args.timeout, args.memory_mb, finished))
+    counts = Counter(r.result for r in rows)
+    print(f"{len(rows)} rows in {wall:.0f} s: " + ", ".join(f"{counts[r]} {r}" for r in RESULTS), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":  # spawned worker processes import this module too
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The fast subset of the real-world suite (`make realworld`, docs/realworld.md): real kernels of the
+pinned packages, lowered with `lowercheck lower --emit access` and classified by the suite's own
+`classify`. The packages are installed into `.cache/realworld` by the suite's own `install` (the
+tests skip, saying why, when PyPI cannot be reached and they are not there yet).
+
+`CLEAN` lowers cleanly today and must stay so. `GAPS` are real kernels that do not lower yet, each with
+what stops it: strict expected failures, so the marker goes when a front end closes the gap.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from support import run_lowercheck
+
+from lowercheck import realworld
+
+pytestmark = pytest.mark.xdist_group("realworld")
+
+# liger-kernel's modules import their own package: the front ends' workers, spawned with this
+# process's sys.path, find it in the unpacked wheel (set at collection, before any worker starts).
+sys.path.append(str(realworld.installed("liger-kernel")))
+
+LIGER = "liger-kernel/liger_kernel/ops"
+PALLAS = "jax/experimental/pallas/ops"
+DEEPSPEED = "deepspeed/csrc"
+
+# (the file as docs/realworld.md shows it, the entry)
+CLEAN = [
+    (f"{LIGER}/geglu.py", "geglu_forward"),
+    (f"{LIGER}/relu_squared.py", "relu_squared_forward"),
+    (f"{LIGER}/softmax.py", "_softmax_forward"),
+    (f"{LIGER}/swiglu.py", "swiglu_forward"),
+    (f"{LIGER}/swiglu.py", "swiglu_fused_gate_up_forward"),
+    (f"{LIGER}/dyt.py", "liger_dyt_fwd"),
+    (f"{LIGER}/multi_token_attention.py", "_mask_zero_forward"),
+    ("tests/realworld/liger_rms_norm.py", "rms_norm"),  # ours: each launches an installed kernel
+    ("tests/realworld/liger_fused_add_rms_norm.py", "fused_add_rms_norm"),
+    ("tests/realworld/liger_kl_div.py", "kl_div"),
+    ("tests/realworld/liger_group_norm.py", "group_norm"),
+    ("tests/realworld/liger_layer_norm.py", "layer_norm"),
+    (f"{PALLAS}/tpu/example_kernel.py", "double"),
+]
+
+# (file, entry or None for the whole file, what stops it today)
+GAPS = [
+    (f"{DEEPSPEED}/transformer/inference/csrc/gelu.cu", None,
+     "the project's headers (conversion_utils.h: `__half2`) did not parse against the stubs; its host launchers are templates (`template <typename T> void launch_gelu`, instantiated explicitly), which are not entries"),
+    (f"{DEEPSPEED}/quantization/quantize_intX.cu", "launch_dequantize_int4_to_half_experimental",
+     "LC901: the declaration `type_alias_decl` (a `using` alias) is not supported"),
+    (f"{DEEPSPEED}/transformer/general_kernels.cu", "launch_fused_add3",
+     "LC901: the launcher parameter `stream` of type `cudaStream_t &` is not supported"),
+    ("tests/realworld/liger_cross_entropy.py", "cross_entropy",
+     "crash: the TTIR Triton emits for `liger_cross_entropy_kernel` does not re-parse (ParseError)"),
+    (f"{PALLAS}/gpu/softmax.py", "softmax",
+     "error: `axis=-1` and the other defaulted parameters are assumed to be float32[n] tensors"),
+]
+
+
+@pytest.fixture(scope="module")
+def kernel_files() -> dict[str, realworld.KernelFile]:
+    try:
+        realworld.install()
+    except realworld.Unreachable as err:
+        pytest.skip(f"the pinned real-world packages are not in .cache/realworld and could not be fetched from PyPI: {err}")
+    return {file.shown: file for file in realworld.kernel_files()}
+
+
+def _lower(kernel_files: dict[str, realworld.KernelFile], shown: str, entry: str | None) -> tuple[str, str, str]:
+    assert shown in kernel_files, f"{shown} is no longer a kernel file of the suite"
+    done = run_lowercheck(realworld.lower_arguments(kernel_files[shown], entry))
+    return realworld.classify(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(("shown", "entry"), CLEAN, ids=[f"{s.rsplit('/', 1)[-1]}:{e}" for s, e in CLEAN])
+def test_lowers_cleanly(kernel_files, shown: str, entry: str) -> None:
+    result, construct, where = _lower(kernel_files, shown, entry)
+    assert result == "clean", f"{result}: {construct} ({where})"
+
+
+@pytest.mark.parametrize(("shown", "entry", "gap"), [
+    pytest.param(s, e, g, marks=pytest.mark.xfail(strict=True, reason=g)) for s, e, g in GAPS
+], ids=[f"{s.rsplit('/', 1)[-1]}:{e or 'file'}" for s, e, _ in GAPS])
+def test_known_gap(kernel_files, shown: str, entry: str | None, gap: str) -> None:
+    result, construct, where = _lower(kernel_files, shown, entry)
+    assert result == "clean", f"{result}: {construct} ({where})"
+
+
+def test_classify_reads_each_kind_of_outcome() -> None:
+    """The classification of the suite, on the shapes of output `lowercheck lower` gives."""
+    unmodelled = 'access.unmodelled {buffer = "a", reason = "an index computed from a loaded value"} loc("k.cu":6:3)'
+    assert realworld.classify(0, "access.access ...", "") == ("clean", "", "")
+    assert realworld.classify(0, unmodelled, "") == ("unmodelled", "an index computed from a loaded value", "k.cu:6")
+    assert realworld.classify(3, "", "k.cu:7:3: inconclusive[LC901]: `__shfl_xor_sync` is not supported\n") == (
+        "LC901", "`__shfl_xor_sync` is not supported", "k.cu:7")
+    assert realworld.classify(2, "", "k.cu:6:10: error: 'x.h' file not found\n  help: ...") == (
+        "error", "'x.h' file not found", "k.cu:6")
+    assert realworld.classify(2, "", "error: internal error in lowercheck: KeyError: 'x'\n")[0] == "crash"
+    assert realworld.classify(-9, "", "")[0] == "crash"
+    assert realworld.classify(None, "", "")[0] == "timeout"
