@@ -38,6 +38,7 @@ from lowercheck.frontends.base import (
 )
 from lowercheck.lowering import (
     assume_arguments,
+    defaulted_parameters,
     extract_accesses,
     resolve_entry,
     source_notes,
@@ -535,7 +536,10 @@ def _bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, s
     cand = next(c for c in candidates if c.name == entry)
     typed_params = [p for p in typed.params() if p.role.data != "size"]
     inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
-    names = [p.name for p in cand.params if p.name not in size_names]
+    # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
+    defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
+    names = [p.name for p in cand.params if p.name not in size_names
+             and (p.name not in defaulted or p.name in spec.args)]
     if len(names) == len(typed_params):
         partners = typed_params  # destination-passing on both sides
     elif len(names) == len(inputs):

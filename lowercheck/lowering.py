@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp
@@ -64,6 +65,25 @@ def extract_accesses(module: ModuleOp) -> ModuleOp:
 
 _TENSOR_ATTRIBUTES = {"shape", "numel", "stride", "dtype", "device", "size", "dim", "is_contiguous",
                       "contiguous", "view", "reshape", "data_ptr", "element_size", "ndim"}
+
+
+def defaulted_parameters(path: str, entry: str) -> set[str]:
+    """The parameters of the Python function `entry` that have a default (`axis=-1`, `eps=1e-6`,
+    `interpret=False`, a block size): the wrapper keeps its defaults unless the spec names them."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return set()
+    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == entry), None)
+    if func is None:
+        return set()
+    positional = [*func.args.posonlyargs, *func.args.args]
+    names = {a.arg for a in positional[len(positional) - len(func.args.defaults):]} if func.args.defaults else set()
+    names |= {a.arg for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults) if d is not None}
+    return names
 
 
 def _parameter_kinds(path: str, entry: str) -> dict[str, str]:
@@ -184,9 +204,10 @@ def assume_arguments(path: str, candidate: EntryCandidate, binding: Binding) -> 
     the user to see (the spec overrides each)."""
     kinds = _parameter_kinds(path, candidate.name)
     shapes = _unpacked_shapes(path, candidate.name)
+    defaulted = defaulted_parameters(path, candidate.name)
     assumed = []
     for p in candidate.params:
-        if p.name in binding.args:
+        if p.name in binding.args or p.name in defaulted:  # a default is the wrapper's own choice
             continue
         if p.name in shapes:
             binding.args[p.name] = TensorArg(shapes[p.name], p.dtype or "float32")

@@ -35,3 +35,19 @@ def test_a_spec_shape_without_a_dtype_binds(tmp_path: Path) -> None:
                            "--spec", str(spec), "--no-run"])
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cannot infer the extent" not in done.stderr
+
+
+def test_parameters_with_defaults_keep_them(tmp_path: Path) -> None:
+    """`BLOCK=512`, a flag and a mode string with defaults are the wrapper's own choices: neither
+    assumed to be tensors by `lower` nor matched with the CUDA side's parameters by `diff`."""
+    port = (CORPUS / "vector_add" / "vadd.py").read_text()
+    port = port.replace("def vadd(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:",
+                        "def vadd(x, y, BLOCK: int = 512, interpret=False, mode=\"fast\", *, scale=1.0):")
+    port = port.replace("    BLOCK = 1024\n", "    assert mode == \"fast\" and not interpret and scale == 1.0\n")
+    path = tmp_path / "vadd_defaults.py"
+    path.write_text(port)
+    lowered = run_lowercheck(["lower", str(path)])
+    assert lowered.returncode == 0, lowered.stderr
+    assert "BLOCK" not in lowered.stderr and "mode" not in lowered.stderr  # nothing assumed for them
+    done = run_lowercheck(["diff", str(CORPUS / "vector_add" / "vadd.cu"), str(path), "--size", "n=1,1000"])
+    assert done.returncode == 0, done.stdout + done.stderr
