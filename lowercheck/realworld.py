@@ -494,11 +494,11 @@ def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_m
 CAUSES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("cuda", re.compile(r"\(and \d+ more error\(s\)\)|file not found|too many errors|unknown type name|"
                         r"undeclared identifier|no template named|no member named"),
-     "clang cannot parse the file against lowercheck's stubs: names from the project's own headers, the "
-     "C++ library or CUDA headers that are not modelled (lowercheck takes no include folders)"),
+     "clang cannot parse what the launcher or its kernels use against lowercheck's CUDA model: CUDA or C++ "
+     "library names it does not declare (`cudaDeviceProp`, `std::vector`, curand), or project types"),
     ("", re.compile(r"^`\w+` raised |^`\w+` depends on tensor data|DataDependent|num_warps must be"),
      "the launcher, called with the arguments `lower` assumes without a spec (every untyped parameter a "
-     "float32[n] tensor, also modes, flags, block sizes and parameters with defaults), raised or branched on data"),
+     "float32[n] tensor unless it has a default), raised or branched on data"),
     ("", re.compile(r"^Triton cannot compile"), "Triton's compiler rejects the kernel as specialised for the assumed arguments"),
     ("", re.compile(r"ParseError"), "lowercheck cannot re-parse the TTIR Triton emitted"),
     ("", re.compile(r"no kernel or reference lowercheck knows"),
