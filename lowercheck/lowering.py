@@ -15,7 +15,15 @@ from xdsl.dialects.builtin import ModuleOp
 from lowercheck import ir
 from lowercheck.errors import UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
-from lowercheck.frontends.base import Binding, EntryCandidate, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import (
+    Binding,
+    EntryCandidate,
+    NeedsConcreteSizes,
+    ScalarArg,
+    SizeArg,
+    TensorArg,
+    read_python,
+)
 from lowercheck.passes.extract_accesses import ExtractAccessesPass
 from lowercheck.spec import Spec
 
@@ -73,8 +81,8 @@ def defaulted_parameters(path: str, entry: str) -> set[str]:
     import ast
 
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        tree = ast.parse(read_python(path))
+    except (OSError, SyntaxError, ValueError, UserError):
         return set()
     func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and n.name == entry), None)
@@ -92,8 +100,8 @@ def _parameter_kinds(path: str, entry: str) -> dict[str, str]:
     import ast
 
     try:
-        tree = ast.parse(open(path).read())
-    except (OSError, SyntaxError):
+        tree = ast.parse(read_python(path))
+    except (OSError, SyntaxError, ValueError, UserError):
         return {}
     func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == entry), None)
     if func is None:
@@ -125,8 +133,8 @@ def _unpacked_shapes(path: str, entry: str) -> dict[str, tuple[str, ...]]:
     import ast
 
     try:
-        tree = ast.parse(open(path).read())
-    except (OSError, SyntaxError):
+        tree = ast.parse(read_python(path))
+    except (OSError, SyntaxError, ValueError, UserError):
         return {}
     func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == entry), None)
     if func is None:

@@ -15,12 +15,14 @@ other, never runners.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
 from xdsl.ir import Attribute
 
-from lowercheck.errors import SourceLocation, Unsupported
+from lowercheck.errors import SourceLocation, Unsupported, UserError
 
 # Element types of tensors, by torch-style dtype name (the names bindings and specs use).
 ELEMENT_TYPES: dict[str, Attribute] = {
@@ -93,3 +95,27 @@ class Binding:
 
 class NeedsConcreteSizes(Exception):
     """The front end can lower this entry only for concrete sizes; the reason says why."""
+
+
+def read_python(path: str) -> str:
+    """A Python file's text as Python reads it: UTF-8, a leading BOM and CRLF line ends accepted;
+    UserError naming the file (and the line) for a binary or non-UTF-8 file."""
+    data = Path(path).read_bytes()
+    if b"\0" in data[:8192]:
+        raise UserError(f"{path} is a binary file, not Python source", SourceLocation(path, 1))
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise UserError(f"{path} is not UTF-8 text (byte 0x{data[err.start]:02x})", SourceLocation(path, line),
+                        hint="save the file as UTF-8") from None
+
+
+def parse_python(path: str) -> ast.Module:
+    """The file's syntax tree (`read_python`); a syntax error is a UserError at its line and column."""
+    try:
+        return ast.parse(read_python(path), filename=path)
+    except SyntaxError as err:
+        raise UserError(f"syntax error: {err.msg}", SourceLocation(path, err.lineno or 1, err.offset or 0)) from None
+    except ValueError as err:  # e.g. "source code string cannot contain null bytes"
+        raise UserError(f"{path} is not Python source: {err}", SourceLocation(path, 1)) from None

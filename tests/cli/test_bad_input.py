@@ -135,3 +135,21 @@ def test_a_size_no_side_has_is_bad_input() -> None:
 def test_baseline_without_runs_is_bad_input() -> None:
     done = lowercheck("diff", VADD_CU, VADD_PY, "--baseline", "kernelbench", "--no-run")
     assert_clean_error(done, 2, "--baseline judges by running both sides")
+
+
+def test_a_bom_and_crlf_are_accepted_as_compilers_accept_them(tmp_path: Path) -> None:
+    port = tmp_path / "vadd_bom.py"
+    port.write_bytes(b"\xef\xbb\xbf" + Path(VADD_PY).read_bytes().replace(b"\n", b"\r\n"))
+    source = tmp_path / "vadd_bom.cu"
+    source.write_bytes(b"\xef\xbb\xbf" + Path(VADD_CU).read_bytes().replace(b"\n", b"\r\n"))
+    done = lowercheck("diff", str(source), str(port), "--no-run")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_non_utf8_and_binary_files_are_named_as_such(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"import torch\nx = '\xff\xfe'\n")
+    assert_clean_error(lowercheck("lower", str(latin)), 2, f"{latin}:2", "not UTF-8")
+    binary = tmp_path / "blob.cu"
+    binary.write_bytes(bytes(range(256)) * 4)
+    assert_clean_error(lowercheck("lower", str(binary)), 2, f"{binary}:1", "binary file")

@@ -29,6 +29,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.frontends.base import read_python
 
 SHIM = Path(__file__).with_name("shim.h")
 _VIRTUAL_INCLUDE = "/__lowercheck__/include"
@@ -122,7 +123,7 @@ _EMBEDDED: dict[str, Embedded] = {}
 def embedded_cuda(path: Path) -> tuple[str, Embedded]:
     """The CUDA source a KernelBench-style file passes to `load_inline(cuda_sources=NAME)`: the
     module-level string constant assigned to NAME (or the literal itself). UserError if none."""
-    text = path.read_text()
+    text = read_python(str(path))
     shown = str(path)
     try:
         tree = ast.parse(text, filename=shown)

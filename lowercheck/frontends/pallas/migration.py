@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from lowercheck.errors import SourceLocation
-from lowercheck.frontends.base import Binding
+from lowercheck.frontends.base import Binding, parse_python
 from lowercheck.frontends.pallas.capture import Call, capture, import_jax
 from lowercheck.frontends.pallas.kernel import kernel_name
 from lowercheck.frontends.pallas.lowering import _resolve
@@ -88,7 +88,7 @@ def migrate(path: str, entry: str, binding: Binding, sweep: Sequence[Mapping[str
 def blockspec_sites(path: str) -> list[dict[str, Any]]:
     """Every `BlockSpec(...)` call in the file: its position and what its index_map is (the line of
     a lambda written inside it, or the name of a function)."""
-    tree = ast.parse(Path(path).read_text(), filename=path)
+    tree = parse_python(path)
     sites = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _callee(node.func) == "BlockSpec"):

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from lowercheck.errors import SourceLocation, UserError
+from lowercheck.frontends.base import parse_python
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,7 @@ def _kernel_name(call: ast.Call) -> str | None:
 
 def discover(path: str) -> list[Entry]:
     """The module-level functions of `path` that call `pallas_call`, in source order."""
-    try:
-        tree = ast.parse(Path(path).read_text(), filename=path)
-    except SyntaxError as err:
-        raise UserError(f"syntax error: {err.msg}", SourceLocation(path, err.lineno or 1, err.offset or 0)) from None
+    tree = parse_python(path)
     found = []
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):

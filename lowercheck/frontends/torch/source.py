@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lowercheck.errors import SourceLocation, UserError
-from lowercheck.frontends.base import EntryCandidate, EntryParam
+from lowercheck.frontends.base import EntryCandidate, EntryParam, parse_python
 
 MODEL_CLASSES = ("Model", "ModelNew")
 HELPERS = ("get_inputs", "get_init_inputs")
@@ -30,10 +30,7 @@ class Entry:
 
 
 def discover(path: str) -> list[Entry]:
-    try:
-        tree = ast.parse(Path(path).read_text(), filename=path)
-    except SyntaxError as err:
-        raise UserError(f"syntax error: {err.msg}", SourceLocation(path, err.lineno or 1, err.offset or 0)) from None
+    tree = parse_python(path)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     has_inputs = "get_inputs" in functions
     models = []

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from lowercheck.errors import SourceLocation, UserError
+from lowercheck.frontends.base import parse_python
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def user_frame(err: BaseException, file: str, shown: str) -> SourceLocation | No
 
 def discover(path: str, module: ModuleType) -> tuple[list[Wrapper], list[Kernel]]:
     """The module-level wrappers and kernels of the file, in source order."""
-    tree = ast.parse(Path(path).read_text(), filename=path)
+    tree = parse_python(path)
     kernels: list[Kernel] = []
     wrappers: list[Wrapper] = []
     kernel_names = {n for n, v in vars(module).items() if is_kernel(v)}
