@@ -191,6 +191,7 @@ def diff(options: DiffOptions) -> Report:
                           spec=spec)
     if _size_names(sides[first]):  # the sizes come from this side: a name it lacks is misspelt
         _check_size_names(spec, {first: sides[first]})
+    _check_size_values(spec, {first: sides[first]})
     size_names = list(spec.sizes) or _size_names(sides[first])
     if not size_names:
         raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
@@ -418,6 +419,25 @@ def _check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
                                  "[sizes] in the spec)")
 
 
+def _check_size_values(spec: Spec, sides: dict[str, SideInfo]) -> None:
+    """Each swept value of a size fits the integer type of every size parameter of that name
+    (`int n` cannot be 2^63): a value the kernel could never be called with is bad input."""
+    from lowercheck.errors import SourceLocation
+
+    for side in sides.values():
+        for p in side.params():
+            width = getattr(p.element_type, "bitwidth", None)
+            if p.role.data != "size" or p.pname not in spec.sizes or not width:
+                continue
+            limit = 2 ** (width - 1) - 1
+            for value in spec.sizes[p.pname]:
+                if value > limit:
+                    where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{p.pname}")) if spec.path else None
+                    raise UserError(f"the size {p.pname} = {value} does not fit the {width}-bit parameter "
+                                    f"`{p.pname}` of {side.path}:{side.entry} (at most {limit})", where,
+                                    hint="sweep sizes the kernel can be called with")
+
+
 def _spec_line(spec: Spec, key: str) -> int:
     from lowercheck.spec import line_of
 
@@ -640,7 +660,9 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
 
     source, target = sides["source"], sides["target"]
     flushes = any(s.language in FLUSHES_SUBNORMALS for s in (source, target))
-    runs = plan_runs(sweep, options, flushes)
+    runs = _within_budget(plan_runs(sweep, options, flushes), sides, options, report.notes)
+    if not runs:
+        return
     baseline = options.baseline == "kernelbench"
     if flushes and not baseline:
         report.notes.append("special-value inputs without denormals: a Pallas side runs in JAX, which flushes "
@@ -911,6 +933,53 @@ def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: 
     return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params})
+
+
+# The share of a run's memory limit that its buffers may take (inputs, their copies, the
+# outputs, the float64 oracle's and the runner's own working set take the rest).
+BUFFER_SHARE = 0.25
+
+
+def _within_budget(runs: list[Run], sides: dict[str, SideInfo], options: DiffOptions, notes: list[str]) -> list[Run]:
+    """The runs whose buffers fit the memory budget; each size left out is said in a note (the
+    static checks still cover it). Inputs are made in this process, so a size of 2^40 must never
+    reach `_plan`."""
+    budget = int(options.memory_mb * 2**20 * BUFFER_SHARE)
+    kept, left_out = [], {}
+    for run in runs:
+        need = sum(_buffer_bytes(side, run.sizes) for side in sides.values())
+        if need <= budget:
+            kept.append(run)
+        else:
+            left_out.setdefault(_fmt_sizes(run.sizes), need)
+    for sizes, need in left_out.items():
+        notes.append(f"not run at {sizes}: its buffers need {_bytes_text(need)}, over the run budget of "
+                     f"{_bytes_text(budget)} ({BUFFER_SHARE:g} of a run's {options.memory_mb} MiB memory limit); the "
+                     "static checks cover this size")
+    if left_out and not kept:
+        notes.append("no run fits the memory budget: the verdict rests on the static checks")
+    return kept
+
+
+def _buffer_bytes(side: SideInfo, sizes: Mapping[str, int]) -> int:
+    total = 0
+    for param in side.params():
+        if param.kind.data != "buffer" or not is_argument(side, param) and param.role.data != "out":
+            continue
+        try:
+            count = int(np.prod(_concrete_shape(param, sizes), dtype=object))
+        except UserError:
+            continue
+        width = getattr(param.element_type, "bitwidth", 32) or 32
+        total += count * max(1, width // 8)
+    return total
+
+
+def _bytes_text(n: int) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
 
 
 def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:

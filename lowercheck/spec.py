@@ -55,8 +55,15 @@ def load(path: str | None) -> Spec:
     file = Path(path)
     if not file.is_file():
         raise UserError(f"spec file not found: {path}", hint="pass an existing TOML file to --spec")
+    raw = file.read_bytes()
     try:
-        data = tomllib.loads(file.read_text())
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise UserError(f"the spec is not UTF-8 text (byte 0x{raw[err.start]:02x}): a binary file?",
+                        SourceLocation(path, line), hint="a spec is a TOML text file") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = getattr(err, "lineno", 0) or _toml_error_line(str(err), file)
         raise UserError(f"the spec is not valid TOML: {err}", SourceLocation(path, line),

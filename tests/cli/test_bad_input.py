@@ -153,3 +153,21 @@ def test_non_utf8_and_binary_files_are_named_as_such(tmp_path: Path) -> None:
     binary = tmp_path / "blob.cu"
     binary.write_bytes(bytes(range(256)) * 4)
     assert_clean_error(lowercheck("lower", str(binary)), 2, f"{binary}:1", "binary file")
+
+
+def test_absurd_sizes_are_rejected_or_left_to_the_static_checks(tmp_path: Path) -> None:
+    spec = tmp_path / "huge.toml"
+    spec.write_text("# far past int\n[sizes]\nn = [9223372036854775807]\n")
+    assert_clean_error(lowercheck("diff", VADD_CU, VADD_PY, "--spec", str(spec), "--no-run"), 2,
+                       f"{spec}:3", "does not fit the 32-bit parameter `n`")
+    # 2^40 fits vadd_int64.cu's `long long n`; its buffers (24 TiB) are not made: a note, no run
+    done = lowercheck("diff", str(CORPUS / "vector_add" / "vadd_int64.cu"), VADD_PY, "--size", "n=1099511627776,100")
+    assert done.returncode in (0, 1), done.stderr
+    assert "not run at n=1099511627776" in done.stdout and "Traceback" not in done.stderr + done.stdout
+    assert "internal error" not in done.stderr
+
+
+def test_a_binary_spec_is_named_as_such(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_bytes(b"[sizes]\nn = [1]\n\x82\xff\x00\x01")
+    assert_clean_error(lowercheck("diff", VADD_CU, VADD_PY, "--spec", str(spec)), 2, f"{spec}:3", "not UTF-8")
