@@ -534,7 +534,11 @@ def _fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]
     found = infer.infer_extents(side.accesses, missing, size_names, sweep)
     for name in missing:
         if name not in found:
-            raise UserError(f"cannot infer the extent of `{name}` in {side.path}",
+            from lowercheck.compare.accesses import location_of
+
+            param = next((p for p in side.params() if p.pname == name), None)
+            raise UserError(f"cannot infer the extent of `{name}` in {side.path}: no access of it is guarded "
+                            "by a size", location_of(param) if param is not None else None,
                             hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
         _set_shape(side.module, name, found[name])
         _set_shape(side.accesses, name, found[name])
@@ -987,8 +991,10 @@ def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]
     for dim in param.shape.data:
         value = symbolic.substitute(symbolic.parse(dim.data), sizes)
         if not value.is_Integer:
+            from lowercheck.compare.accesses import location_of
+
             raise UserError(f"the extent `{dim.data}` of `{param.pname}` needs sizes not in the sweep",
-                            hint="give every size in [sizes]")
+                            location_of(param), hint="give every size in [sizes]")
         shape.append(int(value))
     return tuple(shape)
 

@@ -171,3 +171,12 @@ def test_a_binary_spec_is_named_as_such(tmp_path: Path) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_bytes(b"[sizes]\nn = [1]\n\x82\xff\x00\x01")
     assert_clean_error(lowercheck("diff", VADD_CU, VADD_PY, "--spec", str(spec)), 2, f"{spec}:3", "not UTF-8")
+
+
+def test_an_extent_that_cannot_be_inferred_is_said_at_the_parameter(tmp_path: Path) -> None:
+    source = tmp_path / "unguarded.cu"
+    source.write_text("__global__ void k(const float* x, const float* y, float* out, int n) {\n"
+                      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    out[i] = x[i] + y[i];\n}\n"
+                      "void vadd(const float* x, const float* y, float* out, int n) {\n"
+                      "    k<<<n / 256, 256>>>(x, y, out, n);\n}\n")
+    assert_clean_error(lowercheck("diff", str(source), VADD_PY, "--no-run"), 2, f"{source}:5:", "extent of `x`")
