@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import fcntl
 import hashlib
 import json
 import os
@@ -41,6 +42,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import zipfile
 from collections import Counter
@@ -105,33 +107,39 @@ class Unreachable(Exception):
 
 def install(packages: tuple[Package, ...] = PACKAGES, quiet: bool = True) -> None:
     """Fetch and unpack every package that is not in `.cache/realworld` yet (idempotent). The venv's
-    pip downloads it with `--no-deps` (an sdist with `--no-binary :all:`); it is never installed."""
-    for package in packages:
-        if package.kind == "venv":
-            _check_venv_version(package)
-            continue
-        done = package.folder / ".unpacked"
-        if done.exists():
-            continue
-        downloads = CACHE / "downloads"
-        downloads.mkdir(parents=True, exist_ok=True)
-        archive = _download(package, downloads, quiet)
-        tmp = package.folder.with_name(package.folder.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        if package.kind == "sdist":
-            with tarfile.open(archive) as tar:
-                tar.extractall(tmp, filter="data")
-            (top,) = list(tmp.iterdir())  # an sdist holds one folder, NAME-VERSION/
-            shutil.rmtree(package.folder, ignore_errors=True)
-            top.rename(package.folder)
-            tmp.rmdir()
-        else:
-            with zipfile.ZipFile(archive) as wheel:
-                wheel.extractall(tmp)
-            shutil.rmtree(package.folder, ignore_errors=True)
-            tmp.rename(package.folder)
-        done.write_text(f"{package.name}=={package.version} from {archive.name}\n")
+    pip downloads it with `--no-deps` (an sdist with `--no-binary :all:`); it is never installed.
+    Processes that install at once (two xdist workers, the suite beside the tests) take turns."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for package in packages:
+            _install_one(package, quiet)
+
+
+def _install_one(package: Package, quiet: bool) -> None:
+    if package.kind == "venv":
+        _check_venv_version(package)
+        return
+    done = package.folder / ".unpacked"
+    if done.exists():
+        return
+    downloads = CACHE / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    archive = _download(package, downloads, quiet)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{package.folder.name}.", suffix=".tmp", dir=CACHE))
+    if package.kind == "sdist":
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        (top,) = list(tmp.iterdir())  # an sdist holds one folder, NAME-VERSION/
+        shutil.rmtree(package.folder, ignore_errors=True)
+        top.rename(package.folder)
+        tmp.rmdir()
+    else:
+        with zipfile.ZipFile(archive) as wheel:
+            wheel.extractall(tmp)
+        shutil.rmtree(package.folder, ignore_errors=True)
+        tmp.rename(package.folder)
+    done.write_text(f"{package.name}=={package.version} from {archive.name}\n")
 
 
 def _download(package: Package, downloads: Path, quiet: bool) -> Path:

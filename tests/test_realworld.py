@@ -15,6 +15,7 @@ import pytest
 from support import run_lowercheck
 
 from lowercheck import realworld
+from lowercheck.frontends import stop_workers
 
 pytestmark = pytest.mark.xdist_group("realworld")
 
@@ -64,6 +65,9 @@ def kernel_files() -> dict[str, realworld.KernelFile]:
         realworld.install()
     except realworld.Unreachable as err:
         pytest.skip(f"the pinned real-world packages are not in .cache/realworld and could not be fetched from PyPI: {err}")
+    # Front-end workers started before the packages were unpacked cached the missing folder as
+    # importing nothing: start them again, with the liger folder in place.
+    stop_workers()
     return {file.shown: file for file in realworld.kernel_files()}
 
 
