@@ -168,7 +168,7 @@ class IsolatedFrontend:
                 except ValueError:
                     return f"was killed by signal {-code}"
             return f"exited with status {code}"
-        return "ended"
+        return "ended (its exit status was not known in time)"
 
     def _log_tail(self) -> str:
         try:
