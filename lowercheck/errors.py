@@ -91,3 +91,23 @@ class Unsupported(LowercheckError):
         if self.hint:
             text += f"\n  help: {self.hint}"
         return text
+
+
+def read_user_text(path: str, kind: str) -> str:
+    """A user's text file (`kind`: "Python source", "CUDA source", "a spec") as its compiler reads
+    it: UTF-8, a leading BOM accepted; a UserError at the line for a binary or non-UTF-8 file."""
+    from pathlib import Path
+
+    data = Path(path).read_bytes()
+    nul = data.find(b"\0")
+    try:
+        text = data.decode("utf-8-sig")
+        bad = None
+    except UnicodeDecodeError as err:
+        text, bad = "", err.start
+    if nul >= 0 and (bad is None or nul < bad):  # whichever comes first in the file is said
+        raise UserError(f"{path} is a binary file, not {kind}", SourceLocation(str(path), data[:nul].count(b"\n") + 1))
+    if bad is not None:
+        raise UserError(f"{path} is not UTF-8 text (byte 0x{data[bad]:02x})",
+                        SourceLocation(str(path), data[:bad].count(b"\n") + 1), hint="save the file as UTF-8")
+    return text

@@ -18,44 +18,40 @@ Rules (each a function of its own, applied where the evidence is complete):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
-
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from lowercheck.findings import Finding, Severity
 
-# Codes whose two findings of one run are the same fault when code, buffer, sizes and kind agree.
-PER_SIDE = frozenset({"LC902"})
-
 
 def merge_shared(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:
-    """The findings with each pair that both sides have merged into one "both sides" warning.
-    `correspondence` maps the target's names to the source's."""
-    source = [f for f in findings if f.side == "source" and f.level == Severity.ERROR and f.code in PER_SIDE]
-    used: set[int] = set()
-    merged: dict[int, Finding] = {}
-    for t_index, t in enumerate(findings):
-        if t.side != "target" or t.level != Severity.ERROR or t.code not in PER_SIDE:
-            continue
-        for s in source:
-            if id(s) in used or not _same(s, t, correspondence):
-                continue
-            used.add(id(s))
-            merged[t_index] = _both(s, t)
-            break
-    out: list[Finding] = []
-    for index, f in enumerate(findings):
-        if index in merged:
-            out.append(merged[index])
-        elif id(f) not in used:
-            out.append(f)
-    return out
+    """Runs that failed alike on both sides (LC902: the same sizes and kind of failure) merged into
+    one "both sides" warning. `correspondence` maps the target's names to the source's."""
+    return _merge(findings, "LC902", lambda s, t: _same_failure(s, t, correspondence))
 
 
-def _same(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:
-    if s.code != t.code:
-        return False
+def merge_unwritten(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:
+    """LC202 of the source and of the target merged where the unwritten element sets are equal."""
+    return _merge(findings, "LC202", lambda s, t: _same_unwritten(s, t, correspondence))
+
+
+def _merge(findings: list[Finding], code: str, same: Callable[[Finding, Finding], bool]) -> list[Finding]:
+    """Each error of the target with `code` that `same` pairs with an unpaired error of the source
+    becomes one warning in the target's place; the source's goes."""
+    def errors(side: str) -> list[int]:
+        return [i for i, f in enumerate(findings) if f.code == code and f.side == side and f.level == Severity.ERROR]
+
+    sources, merged, used = errors("source"), {}, set()
+    for t in errors("target"):
+        s = next((s for s in sources if s not in used and same(findings[s], findings[t])), None)
+        if s is not None:
+            used.add(s)
+            merged[t] = _both(findings[s], findings[t])
+    return [merged.get(i, f) for i, f in enumerate(findings) if i not in used]
+
+
+def _same_failure(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:
     if (s.buffer or t.buffer) and correspondence.get(t.buffer or "", t.buffer) != s.buffer:
         return False
     return (s.witness.get("sizes") == t.witness.get("sizes")
@@ -63,27 +59,11 @@ def _same(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:
 
 
 def _both(s: Finding, t: Finding) -> Finding:
-    return replace(t, side=None, severity=Severity.WARNING, location=t.location, other_location=s.location,
+    return replace(t, side=None, severity=Severity.WARNING, other_location=s.location,
                    message=f"both sides: {t.message} (the source too: {s.message})",
                    witness={**t.witness, "source": s.witness, "both_sides": True},
                    hint="the port keeps a property of the source; if the task's sizes include this witness, "
                         "both need the fix")
-
-
-def merge_unwritten(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:
-    """LC202 of the source and of the target merged where the unwritten element sets are equal."""
-    sources = [f for f in findings if f.code == "LC202" and f.side == "source" and f.level == Severity.ERROR]
-    merged: dict[int, Finding] = {}
-    used: set[int] = set()
-    for index, t in enumerate(findings):
-        if t.code != "LC202" or t.side != "target" or t.level != Severity.ERROR:
-            continue
-        for s in sources:
-            if id(s) not in used and _same_unwritten(s, t, correspondence):
-                used.add(id(s))
-                merged[index] = _both(s, t)
-                break
-    return [merged.get(i, f) for i, f in enumerate(findings) if id(f) not in used]
 
 
 def _same_unwritten(s: Finding, t: Finding, correspondence: Mapping[str, str]) -> bool:

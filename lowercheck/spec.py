@@ -18,7 +18,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import SourceLocation, UserError, read_user_text
 
 # A shape entry: a size name, an integer, or an expression of them with + and * ("2*half").
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -55,13 +55,7 @@ def load(path: str | None) -> Spec:
     file = Path(path)
     if not file.is_file():
         raise UserError(f"spec file not found: {path}", hint="pass an existing TOML file to --spec")
-    raw = file.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise UserError(f"the spec is not UTF-8 text (byte 0x{raw[err.start]:02x}): a binary file?",
-                        SourceLocation(path, line), hint="a spec is a TOML text file") from None
+    text = read_user_text(path, "a TOML spec")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

@@ -141,6 +141,7 @@ def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outp
                     "LC306", f"the {side_name} changed its input `{name}` ({int(changed.sum())} elements, "
                     f"first at index {index})", side=side_name, buffer=name,
                     witness={"sizes": dict(sizes), "index": index}, hint="write into the output, not the input"))
+    nonfinite_inputs = has_nonfinite_inputs(inputs, kind)
     for pair in outputs:
         if pair.source not in source.outputs or pair.target not in target.outputs:
             continue
@@ -162,7 +163,7 @@ def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outp
             with np.errstate(invalid="ignore"):
                 terms = np.fmax(np.abs(terms), np.abs(truth.astype(np.float64))) if terms.size == ref.size else None
         findings += _compare_values(sizes, pair, ref, act, record, truth, kind, terms,
-                                    nonfinite_inputs=has_nonfinite_inputs(inputs, kind))
+                                    nonfinite_inputs=nonfinite_inputs)
     if record.status == "ok":
         if any(f.level == Severity.ERROR for f in findings):
             record.status = "mismatch"
@@ -184,10 +185,10 @@ def has_nonfinite_inputs(inputs: Mapping[str, tuple[str, np.ndarray]], kind: str
         return True
     for _, original in inputs.values():
         values = np.asarray(original)
-        if values.dtype.kind == "f" or values.dtype.name == "bfloat16":
-            with np.errstate(invalid="ignore"):
-                if not np.isfinite(values.astype(np.float32)).all():
-                    return True
+        if values.dtype.name == "bfloat16":
+            values = values.astype(np.float32)
+        if values.dtype.kind == "f" and not np.isfinite(values).all():
+            return True
     return False
 
 
@@ -204,6 +205,7 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
     where = f"{_sizes_text(sizes)}, {kind} inputs"
     shape = pair.shape if pair.shape and int(np.prod(pair.shape)) == ref.size else (ref.size,)
     poisoned = {"source": poison.mask(ref), "target": poison.mask(act)}
+    written = ~(poisoned["source"] | poisoned["target"])
     if pair.fixed is None:  # the baseline mode has no poison (outputs start as zeros)
         both = poisoned["source"] & poisoned["target"]
         if both.any() and (poisoned["source"] == poisoned["target"]).all():  # the same elements: kept, not made
@@ -224,7 +226,6 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
                     f"({localise(mask, shape, pair.tiles).text})", side=side, buffer=name,
                     witness={"sizes": dict(sizes), "index": int(idx[0]), "count": int(len(idx))},
                     hint="every output element must be written: check the grid and the tail mask"))
-    written = ~(poison.mask(ref) | poison.mask(act))
     if pair.fixed is not None:
         return findings + _compare_fixed(sizes, pair, ref, act, record, where)
     verdict = judge(ref, act, pair.policy, oracle, magnitude=magnitude, valid=written)

@@ -16,13 +16,14 @@ other, never runners.
 from __future__ import annotations
 
 import ast
+import os
+import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
 from xdsl.ir import Attribute
 
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserError, read_user_text
 
 # Element types of tensors, by torch-style dtype name (the names bindings and specs use).
 ELEMENT_TYPES: dict[str, Attribute] = {
@@ -98,17 +99,16 @@ class NeedsConcreteSizes(Exception):
 
 
 def read_python(path: str) -> str:
-    """A Python file's text as Python reads it: UTF-8, a leading BOM and CRLF line ends accepted;
-    UserError naming the file (and the line) for a binary or non-UTF-8 file."""
-    data = Path(path).read_bytes()
-    if b"\0" in data[:8192]:
-        raise UserError(f"{path} is a binary file, not Python source", SourceLocation(path, 1))
-    try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise UserError(f"{path} is not UTF-8 text (byte 0x{data[err.start]:02x})", SourceLocation(path, line),
-                        hint="save the file as UTF-8") from None
+    """A Python file's text as Python reads it (`errors.read_user_text`; CRLF line ends too)."""
+    return read_user_text(path, "Python source").replace("\r\n", "\n")
+
+
+def user_frame(err: BaseException, file: str, shown: str) -> SourceLocation | None:
+    """The innermost frame of `err`'s traceback in the user's `file`, shown as `shown`."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if os.path.realpath(frame.filename) == os.path.realpath(file):
+            return SourceLocation(shown, frame.lineno or 1, (frame.colno or 0) + 1 if frame.colno is not None else 0)
+    return None
 
 
 def parse_python(path: str) -> ast.Module:

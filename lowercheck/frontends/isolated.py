@@ -24,14 +24,13 @@ import os
 import resource
 import signal
 import tempfile
-import traceback
 from concurrent.futures.process import BrokenProcessPool
 
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import cache
-from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam
+from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, user_frame
 
 MEMORY_MB = 8192
 _LOG_TAIL = 2000
@@ -59,7 +58,7 @@ def _guarded(func, language: str, path: str, *args):
         raise
     except BaseException as err:  # noqa: BLE001 - the user's code tried to stop the process
         raise UserCodeStopped(f"the file {_stop_text(err)} while lowercheck imported or captured it",
-                              _user_location(err, path), path=path,
+                              user_frame(err, path, path), path=path,
                               hint="a kernel file must not exit or interrupt the process that imports it; "
                                    "lowercheck ignores the status it asked for") from None
 
@@ -68,14 +67,6 @@ def _stop_text(err: BaseException) -> str:
     if isinstance(err, SystemExit):
         return f"called sys.exit({err.code!r})"
     return f"raised {type(err).__name__}"
-
-
-def _user_location(err: BaseException, path: str) -> SourceLocation | None:
-    real = os.path.realpath(path)
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if os.path.realpath(frame.filename) == real:
-            return SourceLocation(path, frame.lineno or 1)
-    return None
 
 
 def _entries(language: str, path: str) -> list[EntryCandidate]:
@@ -118,9 +109,14 @@ class IsolatedFrontend:
         self._processes: list = []  # the worker's multiprocessing.Process, for its exit status
         self._log: str | None = None
 
+    def _key(self, path: str, *more: str) -> str:
+        """A cache key of `path`'s content and of the path itself (as given and resolved): the IR's
+        locations name the file, so a copy elsewhere is another file."""
+        return cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), *more)
+
     def warm_up(self, path: str) -> None:
         """Start the worker now unless `path` was lowered before (its imports then overlap ours)."""
-        if cache.get("entries", cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path))) is None:
+        if cache.get("entries", self._key(path)) is None:
             self._start()
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
@@ -180,7 +176,7 @@ class IsolatedFrontend:
             return ""
 
     def entries(self, path: str) -> list[EntryCandidate]:
-        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path))
+        key = self._key(path)
         if (text := cache.get("entries", key)) is not None:
             return _entries_from_json(text)
         found = self._call(_entries, path, what=f"reading {path}")
@@ -190,8 +186,7 @@ class IsolatedFrontend:
     def lower(self, path: str, entry: str, binding: Binding) -> ModuleOp:
         from lowercheck import ir
 
-        # The path is part of the key: the IR's locations name the file (a copy elsewhere is another file).
-        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), entry, repr(binding))
+        key = self._key(path, entry, repr(binding))
         text = cache.get("lowered", key)
         if text is None:
             text = self._call(_lower, path, entry, binding, what=f"lowering {path}:{entry}")
@@ -201,9 +196,7 @@ class IsolatedFrontend:
     def migrate(self, path: str, entry: str, binding: Binding, sweep: list[dict[str, int]],
                 platforms: list[dict]) -> dict:
         """The migration facts of `entry` (a front end with a `migrate`: Pallas), cached like `lower`."""
-        key = cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), entry, repr(binding),
-                        json.dumps(sweep),
-                        json.dumps(platforms, sort_keys=True))
+        key = self._key(path, entry, repr(binding), json.dumps(sweep), json.dumps(platforms, sort_keys=True))
         text = cache.get("migration", key)
         if text is None:
             text = self._call(_migrate, path, entry, binding, sweep, platforms,

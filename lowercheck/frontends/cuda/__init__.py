@@ -70,11 +70,8 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     shown = str(path)
     found = []
     launchers = _launchers(path)
-    if not launchers:  # a launcher (or anything) that does not parse: clang's message, not "no entry point"
-        for fn in _launchers(path, with_errors=True) or parse.errored_functions(path):
-            error = parse.deferred_error(path, [fn])
-            if error is not None:
-                raise error
+    if not launchers:
+        _raise_parse_error(path)
     for fn in launchers:
         params = []
         for p in (c for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL):
@@ -134,6 +131,14 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     return module
 
 
+def _raise_parse_error(path: str | os.PathLike) -> None:
+    """For a file without a launcher that parses: clang's own error in the launchers that do not
+    parse (else in any function), instead of "no launcher"; nothing when everything parsed."""
+    error = parse.deferred_error(path, _launchers(path, with_errors=True) or parse.errored_functions(path))
+    if error is not None:
+        raise error
+
+
 def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
     """What a lowering of the launcher `fn` reads: `fn`, the kernels it launches, and every function
     those call, transitively, in any file. Host functions the launcher calls (an error check that
@@ -159,20 +164,15 @@ def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
 def _resolve(path: str | os.PathLike, entry: str | None):
     launchers = _launchers(path)
     names = [fn.spelling for fn in launchers]
-    if entry is not None:  # named: a launcher that does not parse gives its own clang error
-        for fn in _launchers(path, with_errors=True):
-            if fn.spelling == entry and fn not in launchers:
-                error = parse.deferred_error(path, [fn])
-                if error is not None:
-                    raise error
+    if entry is not None and entry not in names:  # named: a launcher that does not parse gives its clang error
+        error = parse.deferred_error(path, [fn for fn in _launchers(path, with_errors=True) if fn.spelling == entry])
+        if error is not None:
+            raise error
     if entry is None:
         if len(launchers) == 1:
             return launchers[0]
         if not launchers:
-            for fn in _launchers(path, with_errors=True) or parse.errored_functions(path):
-                error = parse.deferred_error(path, [fn])  # clang's own message, not "no launcher"
-                if error is not None:
-                    raise error
+            _raise_parse_error(path)
             raise UserError(f"{path} has no host function that launches a kernel",
                             hint="add a launcher, e.g. `void launch(float* x, int n) { "
                                  "k<<<(n + 255) / 256, 256>>>(x, n); }`")

@@ -789,8 +789,7 @@ class KernelLowering:
     def _positive(self, e: ci.Cursor, depth: int = 0) -> bool:
         """A step taken as positive: a positive constant, blockDim/gridDim, warpSize, a group's
         size, a parameter of the function (a step <= 0 would never end the loop: assumed > 0), a
-        local that is never reassigned and starts positive, and sums, products and quotients by a
-        positive constant of those."""
+        local that is never reassigned and starts positive, and sums and products of those."""
         value = evaluate(e)
         if isinstance(value, int):
             return value > 0
@@ -1692,14 +1691,14 @@ def _half_fma(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[
 
 
 # Pairs of halves: constructors, broadcasts, conversions, and lane-wise ops (lane op, elem type, cursor).
-_PAIR_MAKERS = ("__floats2half2_rn", "__halves2half2", "__floats2bfloat162_rn", "__halves2bfloat162")
-_PAIR_BROADCASTS = ("__float2half2_rn", "__half2half2", "__float2bfloat162_rn", "__bfloat162bfloat162")
-_PAIR_CONVERSIONS = ("__half22float2", "__float22half2_rn", "__bfloat1622float2", "__float22bfloat162_rn")
+# Names as shim.h's __LC_HALF2_CONVERSIONS spells them, for S = half and bfloat16.
+_HALVES = ("half", "bfloat16")
+_PAIR_MAKERS = tuple(n for S in _HALVES for n in (f"__floats2{S}2_rn", f"__halves2{S}2"))
+_PAIR_BROADCASTS = tuple(n for S in _HALVES for n in (f"__float2{S}2_rn", f"__{S}2{S}2"))
+_PAIR_CONVERSIONS = tuple(n for S in _HALVES for n in (f"__{S}22float2", f"__float22{S}2_rn"))
 _PAIR_LANEWISE: dict[str, Callable[..., SSAValue]] = {
-    "__hadd2": lambda lo, v, t, e: lo.arith(B.Add, v[0], t, v[1], t, t, e)[0],
-    "__hsub2": lambda lo, v, t, e: lo.arith(B.Sub, v[0], t, v[1], t, t, e)[0],
-    "__hmul2": lambda lo, v, t, e: lo.arith(B.Mul, v[0], t, v[1], t, t, e)[0],
-    "__h2div": lambda lo, v, t, e: lo.arith(B.Div, v[0], t, v[1], t, t, e)[0],
+    **{name: (lambda lo, v, t, e, op=op: lo.arith(op, v[0], t, v[1], t, t, e)[0])
+       for name, op in (("__hadd2", B.Add), ("__hsub2", B.Sub), ("__hmul2", B.Mul), ("__h2div", B.Div))},
     "__hfma2": lambda lo, v, t, e: lo.emit1(mathd.FmaOp(v[0], v[1], v[2]), e),
     "__hmax2": lambda lo, v, t, e: lo.emit1(arith.MaximumfOp(v[0], v[1]), e),
     "__hmin2": lambda lo, v, t, e: lo.emit1(arith.MinimumfOp(v[0], v[1]), e),

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserError, read_user_text
 from lowercheck.frontends.base import read_python
 
 SHIM = Path(__file__).with_name("shim.h")
@@ -176,9 +176,6 @@ def _string_start(text: str, node: ast.Constant, py_file: str) -> Embedded:
 
 def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
     """The parsed file (cached per path and mtime). Raises UserError for a missing file or a C++ error."""
-    file = Path(path)
-    if not file.is_file():
-        raise UserError(f"no such file: {file}", hint="check the path of the CUDA source")
     return _parse(path).tu
 
 
@@ -199,7 +196,7 @@ def _parse(path: str | os.PathLike) -> _Parsed:
         _EMBEDDED[parsed] = where
         unsaved.append((parsed, source))
     else:
-        source = read_source(file)
+        source = read_user_text(str(file), "CUDA source")
     stubbed, shadowed = _missing_headers(source, file.parent)
     folders: list[Path] = []
     for _ in range(_INCLUDE_DEPTH):  # headers of the project's include folders include more of them
@@ -217,19 +214,6 @@ def _parse(path: str | os.PathLike) -> _Parsed:
     deferred = _check_errors(tu, str(file))
     _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders)
     return result
-
-
-def read_source(file: Path) -> str:
-    """A C++ file's text as clang reads it; UserError for a binary or non-UTF-8 file."""
-    data = file.read_bytes()
-    if b"\0" in data[:8192]:
-        raise UserError(f"{file} is a binary file, not CUDA source", SourceLocation(str(file), 1))
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise UserError(f"{file} is not UTF-8 text (byte 0x{data[err.start]:02x})", SourceLocation(str(file), line),
-                        hint="save the file as UTF-8") from None
 
 
 def _missing_headers(source: str, folder: Path, folders: list[Path] = ()) -> tuple[list[str], list[tuple[Path, str]]]:
@@ -274,8 +258,8 @@ def _virtual_names(header: str) -> list[str]:
 
 
 def _check_errors(tu: ci.TranslationUnit, shown: str) -> list[ci.Diagnostic]:
-    """Raise the first error outside every function of the main file; return the errors inside
-    one (see `deferred_error`)."""
+    """Raise the first error of the main file outside its functions; return the others (inside a
+    function of any file, or at a project header's top level), kept for `deferred_error`."""
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if not errors:
         return []
@@ -335,16 +319,20 @@ def _error(first: ci.Diagnostic, count: int, shown: str) -> UserError:
     return UserError(f"{first.spelling}{more}", where, hint)
 
 
+def _errors_in(parsed: _Parsed, fn: ci.Cursor) -> list[ci.Diagnostic]:
+    """The kept clang errors inside the function `fn` (its file and its extent)."""
+    file = fn.extent.start.file
+    start, end = fn.extent.start.offset, fn.extent.end.offset
+    return [d for d in parsed.deferred if file is not None and d.location.file is not None
+            and d.location.file.name == file.name and start <= d.location.offset <= end]
+
+
 def deferred_error(path: str | os.PathLike, functions: list[ci.Cursor]) -> UserError | None:
     """The first clang error inside any of `functions` (the ones a lowering is about to read), as
     the UserError to raise; None when they parsed cleanly."""
     parsed = _parse(path)
     for fn in functions:
-        start, end = fn.extent.start.offset, fn.extent.end.offset
-        inside = [d for d in parsed.deferred if start <= d.location.offset <= end
-                  and d.location.file is not None and fn.extent.start.file is not None
-                  and d.location.file.name == fn.extent.start.file.name]
-        if inside:
+        if inside := _errors_in(parsed, fn):
             return _error(inside[0], len(inside), str(path))
     return None
 
@@ -352,8 +340,7 @@ def deferred_error(path: str | os.PathLike, functions: list[ci.Cursor]) -> UserE
 def errored_functions(path: str | os.PathLike) -> list[ci.Cursor]:
     """The main file's function definitions that hold a clang error (kept for `deferred_error`)."""
     parsed = _parse(path)
-    return [fn for fn in function_definitions(parsed.tu)
-            if any(fn.extent.start.offset <= d.location.offset <= fn.extent.end.offset for d in parsed.deferred)]
+    return [fn for fn in function_definitions(parsed.tu) if _errors_in(parsed, fn)]
 
 
 def source_notes(path: str | os.PathLike) -> list[str]:
@@ -372,8 +359,7 @@ def source_notes(path: str | os.PathLike) -> list[str]:
         notes.append(f"{path}: the project's include folders, found beside its ancestors: "
                      f"{', '.join(str(f) for f in parsed.folders)}")
     for fn in errored_functions(path):
-        first = next(d for d in parsed.deferred
-                     if fn.extent.start.offset <= d.location.offset <= fn.extent.end.offset)
+        first = _errors_in(parsed, fn)[0]
         where = _mapped(first.location.file.name, first.location.line, first.location.column, str(path))
         notes.append(f"{where}: `{fn.spelling}` does not parse against lowercheck's CUDA model "
                      f"({first.spelling}); it is not lowered, so this does not matter unless it is the entry")

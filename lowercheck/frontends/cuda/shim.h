@@ -128,26 +128,14 @@ typedef __nv_bfloat162 nv_bfloat162;
   __device__ T2 __h2div(T2, T2); __device__ T2 __hfma2(T2, T2, T2); __device__ T2 __hmax2(T2, T2); \
   __device__ T2 __hmin2(T2, T2); __device__ T2 __hneg2(T2);
 __LC_HALF2_OPS(__half2, __half) __LC_HALF2_OPS(__nv_bfloat162, __nv_bfloat16)
-__HD__ __half2 __floats2half2_rn(float, float);
-__HD__ __half2 __float2half2_rn(float);
-__HD__ __half2 __halves2half2(__half, __half);
-__HD__ __half2 __half2half2(__half);
-__HD__ __half2 __float22half2_rn(struct float2);
-__HD__ struct float2 __half22float2(__half2);
-__HD__ float __low2float(__half2);
-__HD__ float __high2float(__half2);
-__HD__ __half __low2half(__half2);
-__HD__ __half __high2half(__half2);
-__HD__ __nv_bfloat162 __floats2bfloat162_rn(float, float);
-__HD__ __nv_bfloat162 __float2bfloat162_rn(float);
-__HD__ __nv_bfloat162 __halves2bfloat162(__nv_bfloat16, __nv_bfloat16);
-__HD__ __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16);
-__HD__ __nv_bfloat162 __float22bfloat162_rn(struct float2);
-__HD__ struct float2 __bfloat1622float2(__nv_bfloat162);
-__HD__ float __low2float(__nv_bfloat162);
-__HD__ float __high2float(__nv_bfloat162);
-__HD__ __nv_bfloat16 __low2bfloat16(__nv_bfloat162);
-__HD__ __nv_bfloat16 __high2bfloat16(__nv_bfloat162);
+/* S: `half` or `bfloat16`, T2 its pair type, T its scalar (lower.py's _PAIR_* tables spell them so). */
+#define __LC_HALF2_CONVERSIONS(T2, T, S) \
+  __HD__ T2 __floats2##S##2_rn(float, float); __HD__ T2 __float2##S##2_rn(float); \
+  __HD__ T2 __halves2##S##2(T, T); __HD__ T2 __##S##2##S##2(T); \
+  __HD__ T2 __float22##S##2_rn(struct float2); __HD__ struct float2 __##S##22float2(T2); \
+  __HD__ float __low2float(T2); __HD__ float __high2float(T2); \
+  __HD__ T __low2##S(T2); __HD__ T __high2##S(T2);
+__LC_HALF2_CONVERSIONS(__half2, __half, half) __LC_HALF2_CONVERSIONS(__nv_bfloat162, __nv_bfloat16, bfloat16)
 
 /* Vector types: loads and stores of them are scalarised (lower.py). */
 struct float2 { float x, y; };

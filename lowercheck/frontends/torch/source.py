@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import EntryCandidate, EntryParam, parse_python

@@ -21,7 +21,8 @@ import sympy
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
-from lowercheck.frontends.triton.source import jit_function, user_frame
+from lowercheck.frontends.base import user_frame
+from lowercheck.frontends.triton.source import jit_function
 
 # Size hints: > 1, no multiple of 16, all distinct (so no two sizes look equal to torch).
 _HINTS = (4099, 4111, 4127, 4133, 4139, 4153, 4157, 4159, 4177, 4201, 4211, 4217, 4219, 4229)

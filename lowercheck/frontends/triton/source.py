@@ -12,13 +12,12 @@ import hashlib
 import importlib.util
 import os
 import sys
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from lowercheck.errors import SourceLocation, UserError
-from lowercheck.frontends.base import parse_python
+from lowercheck.frontends.base import parse_python, user_frame
 
 
 @dataclass(frozen=True)
@@ -88,14 +87,6 @@ def load(path: str) -> ModuleType:
                         user_frame(err, str(file), path)) from None
     _MODULES[key] = module
     return module
-
-
-def user_frame(err: BaseException, file: str, shown: str) -> SourceLocation | None:
-    """The innermost frame of `err`'s traceback in the user's `file`, shown as `shown`."""
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if os.path.realpath(frame.filename) == os.path.realpath(file):
-            return SourceLocation(shown, frame.lineno or 1, (frame.colno or 0) + 1 if frame.colno is not None else 0)
-    return None
 
 
 def discover(path: str, module: ModuleType) -> tuple[list[Wrapper], list[Kernel]]:
