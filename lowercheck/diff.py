@@ -35,11 +35,13 @@ from lowercheck.frontends.base import (
     ScalarArg,
     SizeArg,
     TensorArg,
+    ValueArg,
 )
 from lowercheck.lowering import (
     assume_arguments,
     defaulted_parameters,
     extract_accesses,
+    fixed_argument,
     resolve_entry,
     source_notes,
     spec_binding,
@@ -79,6 +81,7 @@ class SideInfo:
     # Set when the side can only be lowered for concrete sizes: lowers it for one size binding.
     lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # per kernel, from ptxas
+    fixed: dict[str, Any] = field(default_factory=dict)  # values passed as they are (the spec's `value`)
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
 
     @property
@@ -482,6 +485,10 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
             notes.append(f"{path} places tensors on a CUDA device; there is none here, so `.cuda()`, "
                          "device=\"cuda\" and `is_cuda` run on the CPU (lowercheck/cuda_on_cpu.py)")
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
+    # The spec's values: passed as they are (ValueArg), or a scalar parameter's value in every run.
+    scalars = {p.pname for p in info.params() if p.kind.data == "scalar"}
+    info.fixed = {n: a.value for n, a in (spec.args.items() if spec else ()) if a.fixed
+                  and (n in scalars or isinstance(binding.args.get(n), ValueArg))}
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     return info
 
@@ -562,7 +569,8 @@ def _bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, s
     inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
     # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
     defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
-    names = [p.name for p in cand.params if p.name not in size_names
+    fixed = {name for name, a in spec.args.items() if a.fixed}
+    names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
              and (p.name not in defaulted or p.name in spec.args)]
     if len(names) == len(typed_params):
         partners = typed_params  # destination-passing on both sides
@@ -578,6 +586,8 @@ def _bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, s
     for p in cand.params:
         if p.name in size_names:
             args[p.name] = SizeArg(p.name)
+        elif p.name in fixed:
+            args[p.name] = fixed_argument(spec.args[p.name])
     for name, partner in zip(names, partners, strict=True):
         given = spec.args.get(name)
         if partner.kind.data == "buffer":
@@ -932,11 +942,13 @@ def is_argument(side: SideInfo, param: ParamOp) -> bool:
 def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: Mapping[str, int]) -> RunRequest:
     env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
     params = [p.pname for p in side.params() if is_argument(side, p)]  # the call order
+    args = {**args, **side.fixed}  # passed by name (the runners of Python entries call by keyword)
     # Absolute: the run's child starts in another directory (its fork server's), where a relative
     # path would name another file, or none.
     return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
-                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params})
+                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
+                               "fixed": list(side.fixed)})
 
 
 # The share of a run's memory limit that its buffers may take (inputs, their copies, the

@@ -15,16 +15,18 @@ from lowercheck import ir
 from lowercheck.errors import UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
 from lowercheck.frontends.base import (
+    Arg,
     Binding,
     EntryCandidate,
     NeedsConcreteSizes,
     ScalarArg,
     SizeArg,
     TensorArg,
+    ValueArg,
     read_python,
 )
 from lowercheck.passes.extract_accesses import ExtractAccessesPass
-from lowercheck.spec import Spec
+from lowercheck.spec import ArgSpec, Spec
 
 # Integer parameters with these names are sizes when nothing else says so.
 SIZE_NAME = re.compile(r"^(n|m|k|N|M|K|B|H|W|C|D|L|T|size|numel|length|n_\w+|num_\w+|\w+_size|\w+_len)$")
@@ -54,13 +56,24 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
 def spec_binding(spec: Spec) -> Binding:
     """The binding a spec alone gives: shapes and dtypes of the arguments it describes (a shape
     without a dtype: float32 where the code does not type it; a typed side keeps its own)."""
-    args = {}
+    args: dict[str, Arg] = {}
     for name, arg in spec.args.items():
-        if arg.shape is not None:
+        if arg.fixed:
+            args[name] = fixed_argument(arg)
+        elif arg.shape is not None:
             args[name] = TensorArg(tuple(arg.shape), arg.dtype or "float32")
     for name in spec.sizes:
         args.setdefault(name, SizeArg(name))
     return Binding(args=args, sizes=None)
+
+
+def fixed_argument(arg: ArgSpec) -> Arg:
+    """A spec's `value`: a float is a scalar parameter of the IR with that value in every run; an
+    integer, a boolean, a string or None is passed as it is (an integer is no size to sweep: the spec
+    sweeps sizes in [sizes])."""
+    if isinstance(arg.value, float):
+        return ScalarArg(arg.dtype or "float32", arg.value)
+    return ValueArg(arg.value)
 
 
 def extract_accesses(module: ModuleOp) -> ModuleOp:

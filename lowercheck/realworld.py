@@ -52,6 +52,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "realworld"
 WRAPPERS = REPO / "tests" / "realworld"
+SPECS = WRAPPERS / "specs"  # our specs for entries of installed files, by their shown path
 
 RESULTS = ("clean", "unmodelled", "LC901", "error", "crash", "timeout", "no launcher")
 # A kernel built on these template libraries is counted apart (lowercheck does not model them).
@@ -190,11 +191,17 @@ class KernelFile:
     template_library: bool  # includes CUTLASS / CuTe / CUB
     wrapper: bool = False  # one of ours, under tests/realworld/
 
-    @property
-    def spec(self) -> Path | None:
-        """Our spec beside one of our wrappers (`NAME.toml`: dtypes and shapes `lower` cannot guess)."""
-        spec = self.path.with_suffix(".toml")
-        return spec if self.wrapper and spec.is_file() else None
+    def spec(self, entry: str | None) -> Path | None:
+        """Our spec for one entry (dtypes, shapes and values `lower` cannot guess): beside one of our
+        wrappers (`NAME.toml`), or, for an entry of an installed file, `SPECS/<shown path without
+        .py>.<entry>.toml` (`SPECS/liger-kernel/liger_kernel/ops/rms_norm.rms_norm_forward.toml`)."""
+        if self.wrapper:
+            spec = self.path.with_suffix(".toml")
+        elif entry is not None:
+            spec = SPECS / f"{Path(self.shown).with_suffix('')}.{entry}.toml"
+        else:
+            return None
+        return spec if spec.is_file() else None
 
     @property
     def shown(self) -> str:
@@ -281,6 +288,7 @@ class Row:
     where: str = ""  # file:line of that construct, inside its package where it lies there
     seconds: float = 0.0
     definitions: int = 0  # kernel definitions in the file (`__global__`, `@triton.jit`, `pallas_call`)
+    spec: bool = False  # lowered with a spec of ours (tests/realworld/specs/)
 
 
 _DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
@@ -430,7 +438,7 @@ def _lower_row(file: KernelFile, row: Row, timeout_s: float, memory_mb: int | No
 
 def lower_arguments(file: KernelFile, entry: str | None) -> list[str]:
     """`lowercheck lower FILE[:ENTRY] --emit access [--spec OURS.toml]` for one row."""
-    spec = ["--spec", str(file.spec)] if file.spec else []
+    spec = ["--spec", str(file.spec(entry))] if file.spec(entry) else []
     return ["lower", f"{file.path}:{entry}" if entry else str(file.path), "--emit", "access", *spec]
 
 
@@ -468,7 +476,8 @@ def _file_rows(file: KernelFile, timeout_s: float, memory_mb: int | None) -> lis
         if e["name"] in rows:
             rows[e["name"]].launches = list(dict.fromkeys(rows[e["name"]].launches + e["launches"]))
         else:
-            rows[e["name"]] = Row(**base, line=e["line"], entry=e["name"], launches=e["launches"])
+            rows[e["name"]] = Row(**base, line=e["line"], entry=e["name"], launches=e["launches"],
+                                  spec=file.spec(e["name"]) is not None and not file.wrapper)
     return list(rows.values())
 
 
@@ -560,7 +569,10 @@ def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory
            "- Kernels that include CUTLASS, CuTe or CUB are counted in a group of their own, outside the percentage.",
            "- Rows marked *(ours)* are our own launchers (`tests/realworld/`): each imports a kernel from an installed "
            "file and launches it as the library's own launcher does for one common configuration; they are counted "
-           "with their language.", ""]
+           "with their language.",
+           "- Rows marked *(spec)* lower the library's own entry with a spec of ours (`tests/realworld/specs/`): the "
+           "shapes, dtypes and values (a mode string, a flag) its callers pass, which `lower` cannot guess; without "
+           "one, every untyped parameter is assumed a float32[n] tensor.", ""]
     out += ["## Totals", "",
             "`files` and `kernels` (kernel definitions in those files: `__global__`, `@triton.jit`, `pallas_call`) "
             "say how much code the rows stand for; the percentage is of rows.", "",
@@ -602,7 +614,7 @@ def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory
         out += ["", f"## {title}", "", "| kernel (file:line) | entry | result | construct / message | at | s |",
                 "| --- | --- | --- | --- | --- | ---: |"]
         for r in group:
-            ours = " *(ours)*" if r.wrapper else ""
+            ours = " *(ours)*" if r.wrapper else " *(spec)*" if r.spec else ""
             out.append(f"| {r.file}:{r.line}{ours} | {_cell(r.entry or '-')} | {r.result} | {_cell(r.construct)} | "
                        f"{_cell(r.where)} | {r.seconds} |")
     return "\n".join(out) + "\n"

@@ -7,6 +7,8 @@ n = [1, 1000, 4097]
 shape = ["n"]      # each entry a size name, an integer, or a product/sum of them ("2*half")
 dtype = "float32"  # optional: a typed side (CUDA) keeps its own; an untyped one is float32
 role = "in"        # in | out | inout: replaces what lowercheck infers from the code (said in a note)
+[args.eps]         # a scalar the entry receives as given, in every run (never swept)
+value = 1e-6       # a number, a boolean, a string ("mean"); `none = true` passes None
 ```
 """
 
@@ -32,6 +34,8 @@ class ArgSpec:
     shape: tuple[str | int, ...] | None = None
     dtype: str | None = None
     role: str | None = None
+    fixed: bool = False  # `value = ...` or `none = true`: the entry receives `value` as is
+    value: bool | int | float | str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,8 +104,32 @@ def load(path: str | None) -> Spec:
         role = entry.get("role")
         if role is not None and role not in ROLES:
             raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
-        args[name] = ArgSpec(shape, dtype, role)
+        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none"}
+        if unknown_keys:
+            raise UserError(f"[args.{name}] has unknown key(s) {', '.join(sorted(unknown_keys))}", where,
+                            hint="an argument has shape, dtype, role, or a value (value = ..., none = true)")
+        fixed, value = _fixed_value(name, entry, where)
+        if fixed and (shape is not None or role is not None):
+            raise UserError(f"[args.{name}] gives both a value and a tensor's shape or role", where,
+                            hint="a tensor has shape, dtype and role; a scalar has a value")
+        args[name] = ArgSpec(shape, dtype, role, fixed, value)
     return Spec(sizes, args, path)
+
+
+def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, bool | int | float | str | None]:
+    """`value = 1e-6` (a number, boolean or string) or `none = true` (Python's None)."""
+    if "none" in entry:
+        if entry["none"] is not True or "value" in entry:
+            raise UserError(f"[args.{name}] none must be `true`, and not beside a value", where,
+                            hint="none = true passes None")
+        return True, None
+    if "value" not in entry:
+        return False, None
+    value = entry["value"]
+    if not isinstance(value, (bool, int, float, str)):
+        raise UserError(f"[args.{name}] value must be a number, a boolean or a string", where,
+                        hint='value = 1e-6, value = true, value = "mean"; none = true for None')
+    return True, value
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:

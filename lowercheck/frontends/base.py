@@ -81,7 +81,15 @@ class ScalarArg:
     value: float | int = 1.5
 
 
-Arg = TensorArg | SizeArg | ScalarArg
+@dataclass(frozen=True)
+class ValueArg:
+    """A value the entry receives as it is, in every run (a spec's `value = "mean"`, `none = true`, a
+    flag): not a parameter of the lowered IR, never swept, like a default the user chose."""
+
+    value: bool | int | float | str | None
+
+
+Arg = TensorArg | SizeArg | ScalarArg | ValueArg
 
 
 @dataclass(frozen=True)

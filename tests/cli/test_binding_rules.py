@@ -51,3 +51,22 @@ def test_parameters_with_defaults_keep_them(tmp_path: Path) -> None:
     assert "BLOCK" not in lowered.stderr and "mode" not in lowered.stderr  # nothing assumed for them
     done = run_lowercheck(["diff", str(CORPUS / "vector_add" / "vadd.cu"), str(path), "--size", "n=1,1000"])
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_spec_values_reach_the_wrapper_in_every_run(tmp_path: Path) -> None:
+    """`[args.NAME] value = ...` / `none = true`: a mode string, a flag, None, an integer and a float
+    the wrapper receives as given, in `lower` and in each run of `diff` (a value that changes the
+    result changes the verdict, so the runs did receive it)."""
+    inputs = Path(__file__).parent / "inputs"
+    vadd = str(CORPUS / "vector_add" / "vadd.cu")
+    spec = (inputs / "vadd_modes.toml").read_text()
+    lowered = run_lowercheck(["lower", str(inputs / "vadd_modes.py"), "--spec", str(inputs / "vadd_modes.toml")])
+    assert lowered.returncode == 0, lowered.stderr
+    assert "assumed" not in lowered.stderr  # nothing guessed: the spec gave every argument
+    done = run_lowercheck(["diff", vadd, str(inputs / "vadd_modes.py"), "--spec", str(inputs / "vadd_modes.toml")])
+    assert done.returncode == 0 and "verdict: equivalent" in done.stdout, done.stdout + done.stderr
+    for changed in (spec.replace('value = "sum"', 'value = "difference"'), spec.replace("value = 1.0", "value = 2.0")):
+        path = tmp_path / "changed.toml"
+        path.write_text(changed)
+        done = run_lowercheck(["diff", vadd, str(inputs / "vadd_modes.py"), "--spec", str(path)])
+        assert done.returncode == 1 and "verdict: different" in done.stdout, done.stdout + done.stderr

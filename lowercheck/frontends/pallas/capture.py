@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
 from lowercheck.frontends.pallas.source import user_line
 
 # Calls whose inner jaxpr is inlined (jax.jit inside the entry, custom derivatives).
@@ -72,6 +72,8 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
         elif isinstance(arg, ScalarArg):
             values[pname] = int(binding.sizes.get(pname, arg.value)) if arg.dtype.startswith(("int", "uint")) \
                 else bool(arg.value) if arg.dtype == "bool" else float(arg.value)
+        elif isinstance(arg, ValueArg):
+            values[pname] = arg.value
         elif param.default is inspect.Parameter.empty:
             raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
                             hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")

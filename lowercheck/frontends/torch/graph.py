@@ -24,7 +24,7 @@ from xdsl.ir import Block, Region
 from lowercheck import symbolic
 from lowercheck.dialects.kernel import AtenOp, EntryOp, ExampleOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, ScalarArg, SizeArg, TensorArg, element_type
+from lowercheck.frontends.base import Binding, ScalarArg, SizeArg, TensorArg, ValueArg, element_type
 from lowercheck.frontends.torch.source import Entry, discover
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
@@ -128,7 +128,7 @@ def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> li
             values.append(torch.randn(shape, dtype=torch.float64).to(getattr(torch, arg.dtype)))
         elif isinstance(arg, SizeArg):
             values.append(int(sizes[arg.size]))
-        elif isinstance(arg, ScalarArg):
+        elif isinstance(arg, (ScalarArg, ValueArg)):
             values.append(arg.value)
         else:
             raise UserError(f"the shape of `{name}` is unknown: {path} has no get_inputs()", where,
@@ -196,6 +196,8 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
                           f"`{entry.name}`", where)
     for name, value in zip(entry.params, example, strict=True):
         arg = binding.args.get(name)
+        if isinstance(arg, ValueArg):  # given as is in every run: a constant of the graph, no parameter
+            continue
         if not isinstance(value, torch.Tensor):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise Unsupported(f"the argument `{name}` ({type(value).__name__}) is neither a tensor nor a number",

@@ -20,7 +20,7 @@ import sympy
 
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
 from lowercheck.frontends.base import user_frame
 from lowercheck.frontends.triton.source import jit_function
 
@@ -147,6 +147,8 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
                     inputs[pname] = bool(arg.value)
                 else:
                     inputs[pname] = float(arg.value)
+            elif isinstance(arg, ValueArg):
+                inputs[pname] = arg.value
             elif param.default is not inspect.Parameter.empty:
                 continue
             else:
