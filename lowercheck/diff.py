@@ -46,6 +46,7 @@ from lowercheck.lowering import (
     source_notes,
     spec_binding,
     typed,
+    typed_sizes,
 )
 from lowercheck.runners import poison
 from lowercheck.runners.base import RunRequest, RunResult
@@ -82,6 +83,7 @@ class SideInfo:
     lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # per kernel, from ptxas
     fixed: dict[str, Any] = field(default_factory=dict)  # values passed as they are (the spec's `value`)
+    inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
 
     @property
@@ -95,6 +97,8 @@ class SideInfo:
         key = tuple(sorted(sizes.items()))
         if key not in self._per_size:
             module = self.lower_at(sizes)
+            for name, shape in self.inferred.items():  # extents inferred once hold at every size
+                _set_shape(module, name, shape)
             view = replace(self, module=module, accesses=extract_accesses(module), lower_at=None,
                            _per_size={})
             view.roles = self.roles  # one role table for every size
@@ -186,7 +190,8 @@ def diff(options: DiffOptions) -> Report:
     # its binding names (then again at each swept size).
     named = list(spec.sizes) or list(dict.fromkeys(
         [d for a in binding.args.values() if isinstance(a, TensorArg) for d in a.shape if isinstance(d, str)]
-        + [a.size for a in binding.args.values() if isinstance(a, SizeArg)]))
+        + [a.size for a in binding.args.values() if isinstance(a, SizeArg)]
+        + typed_sizes(next(c for c in candidates[first] if c.name == entries[first]))))
     # Distinct sizes, none 1, so each extent the capture sees names one size.
     probe = spec.sweep()[-1] if spec.sizes else {name: PROBE_PRIMES[i % len(PROBE_PRIMES)]
                                                  for i, name in enumerate(named)} if named else None
@@ -549,6 +554,7 @@ def _fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]
                             hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
         _set_shape(side.module, name, found[name])
         _set_shape(side.accesses, name, found[name])
+        side.inferred[name] = found[name]
     notes.append(f"inferred from {side.path}'s accesses: "
                  + ", ".join(f"{n}[{', '.join(found[n])}]" for n in missing))
 

@@ -40,6 +40,7 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
         if entry not in names:
             raise UserError(f"no entry `{entry}` in {path}", hint=f"entries found: {', '.join(names) or 'none'}")
         return entry
+    names = [c.name for c in candidates if c.instance_of is None]  # unnamed: never another instance
     if len(names) == 1:
         return names[0]
     if not names:
@@ -198,14 +199,22 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
     try:
         module = frontend.lower(path, entry, binding)
     except NeedsConcreteSizes as why:
+        candidate = next(c for c in candidates if c.name == entry)
         names = sorted({d for a in binding.args.values() if isinstance(a, TensorArg) for d in a.shape
-                        if isinstance(d, str)} | {a.size for a in binding.args.values() if isinstance(a, SizeArg)})
+                        if isinstance(d, str)} | {a.size for a in binding.args.values() if isinstance(a, SizeArg)}
+                       | set(typed_sizes(candidate)))
         sizes = spec.sweep()[0] if spec.sizes else {name: 1000 for name in names}
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         module = frontend.lower(path, entry, Binding(binding.args, sizes))
     for note in source_notes(frontend, path):
         print(f"note: {note}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
+
+
+def typed_sizes(candidate: EntryCandidate) -> list[str]:
+    """A typed entry's integer scalar parameters (a CUDA launcher's `int n`): the sizes it is lowered
+    at when it can only be lowered at concrete sizes."""
+    return [p.name for p in candidate.params if p.kind == "scalar" and (p.dtype or "").startswith(("int", "uint"))]
 
 
 def source_notes(frontend, path: str) -> list[str]:

@@ -17,7 +17,9 @@ _BY_EXTENSION = {".cu": "cuda", ".cuh": "cuda"}
 _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
     # KernelBench style: CUDA source in a string compiled by torch's load_inline
     ("cuda", re.compile(r"\bload_inline\s*\((?=[\s\S]*\bcuda_sources\b)")),
-    ("pallas", re.compile(r"jax\.experimental\s+import\s+pallas|pallas_call")),
+    # jax's Pallas in any spelling: `from jax.experimental import pallas`, `import
+    # jax.experimental.pallas as pl`, Mosaic GPU's `from jax.experimental.pallas import mosaic_gpu`
+    ("pallas", re.compile(r"\bjax\.experimental(\s+import\s+pallas\b|\.pallas\b)|pallas_call")),
     ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
     # a PyTorch reference: a KernelBench problem (class Model) or a function on tensors
     ("torch", re.compile(r"^\s*(import torch|from torch)", re.M)),
@@ -82,8 +84,12 @@ def start_workers(paths: list[str]) -> None:
 
 
 def split_entry(arg: str) -> tuple[str, str | None]:
-    """`file.cu:name` -> ("file.cu", "name"); a path without a colon has no ENTRY."""
+    """`file.cu:name` -> ("file.cu", "name"); a path without a colon has no ENTRY. A name may carry
+    template arguments (`file.cu:launch<__half>`: an instance of a launcher template)."""
     path, sep, entry = arg.rpartition(":")
-    if sep and path and entry.isidentifier():
+    if sep and path and _ENTRY_NAME.fullmatch(entry):
         return path, entry
     return arg, None
+
+
+_ENTRY_NAME = re.compile(r"[A-Za-z_]\w*(?:<[\w\s,:*&<>]*>)?")

@@ -56,6 +56,9 @@ class EntryCandidate:
     location: SourceLocation
     params: tuple[EntryParam, ...]
     launches: tuple[str, ...] = ()  # kernels it launches, when known without running anything
+    # Another instance of a launcher template (`launch<__half>`): the template's name, which names its
+    # default instance; an entry chosen without a name is never one of these.
+    instance_of: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ Parsing is libclang against `shim.h` (parse.py); kernels lower in lower.py, laun
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 
 import clang.cindex as ci
 from xdsl.dialects.builtin import (
@@ -31,7 +33,7 @@ from lowercheck import symbolic
 from lowercheck.dialects._expr import expr_array
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, TensorArg, ValueArg
 from lowercheck.frontends.cuda import parse
 from lowercheck.frontends.cuda.ctype import from_clang
 from lowercheck.frontends.cuda.host import (
@@ -56,23 +58,59 @@ def source_notes(path: str | os.PathLike) -> list[str]:
     return parse.source_notes(path)
 
 
-def _launchers(path: str | os.PathLike, with_errors: bool = False):
-    """The host functions that launch a kernel; those holding a clang error only if `with_errors`."""
+@dataclass(frozen=True)
+class Launcher:
+    """A host function that launches a kernel, under the name the user gives it: its own, or for a
+    launcher template's instance (`instances.py`) the template's (the default instance) or
+    `name<args>` (the others)."""
+
+    name: str
+    fn: ci.Cursor
+
+
+def _launchers(path: str | os.PathLike, with_errors: bool = False, every_instance: bool = False) -> list[Launcher]:
+    """The host functions that launch a kernel, in source order; those holding a clang error only if
+    `with_errors`. A launcher template is its default instance (the first for float), and with
+    `every_instance` also each other instance."""
     tu = parse.translation_unit(path)
     broken = {parse.decl_key(fn) for fn in parse.errored_functions(path)}
-    return [fn for fn in parse.function_definitions(tu)
-            if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)
-            and (with_errors or parse.decl_key(fn) not in broken)]
+    found = [Launcher(fn.spelling, fn) for fn in parse.function_definitions(tu)
+             if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)
+             and (with_errors or parse.decl_key(fn) not in broken)]
+    by_template: dict[str, list[Launcher]] = {}
+    for instance, fn in parse.launcher_instances(path):
+        if launch_calls(fn) and (with_errors or parse.deferred_error(path, [fn]) is None):
+            name = instance.shown if instance.args is not None else _instance_name(fn)  # as the file writes it
+            by_template.setdefault(fn.spelling, []).append(Launcher(name, fn))
+    for name, shown in by_template.items():
+        default = next((i for i, launcher in enumerate(shown) if re.search(r"<float\b", launcher.name)), 0)
+        found.append(Launcher(name, shown[default].fn))
+        if every_instance:
+            found += [launcher for i, launcher in enumerate(shown) if i != default]
+    return sorted(found, key=lambda launcher: (launcher.fn.location.line, launcher.fn.location.column))
+
+
+def _instance_name(fn: ci.Cursor) -> str:
+    """`launch<__half>`, `launch<float, 4>`: the template's name and the instance's arguments."""
+    args = []
+    for i in range(max(fn.get_num_template_arguments(), 0)):
+        if fn.get_template_argument_kind(i) == ci.TemplateArgumentKind.TYPE:
+            args.append(fn.get_template_argument_type(i).spelling)
+        else:
+            args.append(str(fn.get_template_argument_value(i)))
+    return f"{fn.spelling}<{', '.join(args)}>"
 
 
 def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     """The host functions in `path` that launch a kernel, in source order."""
     shown = str(path)
     found = []
-    launchers = _launchers(path)
+    launchers = _launchers(path, every_instance=True)
     if not launchers:
         _raise_parse_error(path)
-    for fn in launchers:
+    defaults = {launcher.name for launcher in _launchers(path)}
+    for launcher in launchers:
+        fn = launcher.fn
         params = []
         for p in (c for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL):
             if is_stream(p.type):
@@ -89,7 +127,8 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
             else:
                 params.append(EntryParam(p.spelling, "scalar", t.dtype))
         kernels = tuple(dict.fromkeys(kernel_symbol(launched_kernel(c)) for c in launch_calls(fn)))
-        found.append(EntryCandidate(fn.spelling, parse.location(fn, shown), tuple(params), kernels))
+        found.append(EntryCandidate(launcher.name, parse.location(fn, shown), tuple(params), kernels,
+                                    None if launcher.name in defaults else fn.spelling))
     return found
 
 
@@ -102,7 +141,7 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
         raise error
     try:
         return _lower(fn, shown, binding)
-    except LowercheckError:
+    except (LowercheckError, NeedsConcreteSizes):  # the latter: lowered again at concrete sizes
         raise
     except Exception as err:  # a bug of this front end must still end at the user's launcher
         raise Unsupported(f"the CUDA front end failed on this launcher ({type(err).__name__}: {err}); "
@@ -112,7 +151,9 @@ def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | 
 def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     given = {name: arg.shape for name, arg in (binding.args if binding else {}).items()
              if isinstance(arg, TensorArg)}
-    host = HostReader(fn, shown, given).read()
+    fixed = {name: arg.value for name, arg in (binding.args if binding else {}).items()
+             if isinstance(arg, ValueArg) and isinstance(arg.value, (bool, int))}
+    host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed).read()
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
     for launch in host.launches:
@@ -134,7 +175,8 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
 def _raise_parse_error(path: str | os.PathLike) -> None:
     """For a file without a launcher that parses: clang's own error in the launchers that do not
     parse (else in any function), instead of "no launcher"; nothing when everything parsed."""
-    error = parse.deferred_error(path, _launchers(path, with_errors=True) or parse.errored_functions(path))
+    error = parse.deferred_error(path, [launcher.fn for launcher in _launchers(path, with_errors=True)]
+                                 or parse.errored_functions(path))
     if error is not None:
         raise error
 
@@ -161,16 +203,17 @@ def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
     return list(found.values())
 
 
-def _resolve(path: str | os.PathLike, entry: str | None):
+def _resolve(path: str | os.PathLike, entry: str | None) -> ci.Cursor:
     launchers = _launchers(path)
-    names = [fn.spelling for fn in launchers]
+    names = [launcher.name for launcher in launchers]
     if entry is not None and entry not in names:  # named: a launcher that does not parse gives its clang error
-        error = parse.deferred_error(path, [fn for fn in _launchers(path, with_errors=True) if fn.spelling == entry])
+        error = parse.deferred_error(path, [launcher.fn for launcher in _launchers(path, True, True)
+                                            if launcher.name == entry])
         if error is not None:
             raise error
     if entry is None:
         if len(launchers) == 1:
-            return launchers[0]
+            return launchers[0].fn
         if not launchers:
             _raise_parse_error(path)
             raise UserError(f"{path} has no host function that launches a kernel",
@@ -178,15 +221,17 @@ def _resolve(path: str | os.PathLike, entry: str | None):
                                  "k<<<(n + 255) / 256, 256>>>(x, n); }`")
         raise UserError(f"{path} has several launchers: {', '.join(names)}",
                         hint=f"name one: `{path}:{names[0]}`")
-    for fn in launchers:
-        if fn.spelling == entry:
-            return fn
+    for launcher in _launchers(path, every_instance=True):
+        if launcher.name == entry:
+            return launcher.fn
     tu = parse.translation_unit(path)
     if any(fn.spelling == entry and parse.is_kernel(fn) for fn in parse.function_definitions(tu)):
         raise UserError(f"`{entry}` in {path} is a kernel, not a host launcher",
                         hint=f"name the host function that launches it: {', '.join(names) or 'none'}")
+    instances = [launcher.name for launcher in _launchers(path, every_instance=True) if launcher.name not in names]
     raise UserError(f"{path} has no launcher named `{entry}`",
-                    hint=f"launchers in the file: {', '.join(names) or 'none'}")
+                    hint=f"launchers in the file: {', '.join(names) or 'none'}"
+                         + (f"; other instances of its launcher templates: {', '.join(instances)}" if instances else ""))
 
 
 def _loc(where: SourceLocation) -> FileLineColLoc:

@@ -25,6 +25,7 @@ import sympy
 
 from lowercheck import symbolic
 from lowercheck.errors import Unsupported
+from lowercheck.frontends.base import NeedsConcreteSizes
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.parse import (
@@ -85,6 +86,10 @@ def is_stream(t: ci.Type) -> bool:
     """`cudaStream_t`: a launcher parameter that orders work but changes no result, so not an entry
     parameter."""
     canon = t.get_canonical()
+    if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):  # `cudaStream_t&`
+        canon = canon.get_pointee().get_canonical()
+    if canon.kind == ci.TypeKind.CONSTANTARRAY:  # `cudaStream_t streams[2]`
+        canon = canon.element_type.get_canonical()
     return canon.kind == ci.TypeKind.POINTER and canon.get_pointee().get_declaration().spelling == "CUstream_st"
 
 
@@ -154,9 +159,15 @@ def _method_object(call: ci.Cursor) -> ci.Cursor | None:
 class HostReader:
     """Runs one host function symbolically and collects its launches."""
 
-    def __init__(self, fn: ci.Cursor, shown: str, shapes: dict[str, tuple[str | int, ...]] | None = None):
+    def __init__(self, fn: ci.Cursor, shown: str, shapes: dict[str, tuple[str | int, ...]] | None = None,
+                 sizes: dict[str, int] | None = None, fixed: dict[str, int | bool] | None = None):
         self.fn = fn
         self.shown = shown
+        # Concrete sizes: values stay expressions over the parameters (a launch passes `n`, not 1000),
+        # but each condition is decided at these sizes (a launch chosen by an `if`, a loop of launches,
+        # a helper with a loop), and so is what only a number can be (`v | v >> 1`); None: symbolic.
+        self.sizes = {symbolic.var(name): sympy.Integer(v) for name, v in sizes.items()} if sizes is not None else None
+        self.return_value: sympy.Expr | None = None  # of the last `return` run (a host helper's result)
         # declaration -> expression | Dim3 | Buffer | None (unknown)
         self.values: dict[tuple[int, int], object] = {}
         self.returns = self._returned_locals()
@@ -183,11 +194,24 @@ class HostReader:
             if t is None or t.kind == "void":
                 raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
             params.append((p.spelling, t, p))
-            self.values[decl_key(p)] = Buffer(p.spelling, t) if t.kind == "ptr" else symbolic.var(p.spelling)
+            if t.kind == "ptr":
+                self.values[decl_key(p)] = Buffer(p.spelling, t)
+            elif p.spelling in (fixed or {}):  # a spec's `value`: a flag that picks the launch, a mode
+                self.values[decl_key(p)] = sympy.Integer(int(fixed[p.spelling]))
+            else:
+                self.values[decl_key(p)] = symbolic.var(p.spelling)
         self.result = HostFunction(fn, params)
 
     def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
         return Unsupported(f"{what} is not supported in a CUDA host launcher", location(cursor, self.shown))
+
+    def undecided(self, what: str, cursor: ci.Cursor) -> Exception:
+        """`what` depends on the sizes: symbolically, lower again at concrete sizes (NeedsConcreteSizes);
+        at concrete sizes it depends on something else lowercheck does not model (LC901)."""
+        if self.sizes is None:
+            where = location(cursor, self.shown)
+            return NeedsConcreteSizes(f"{what} at {where.file}:{where.line} depends on the sizes")
+        return self.unsupported(f"{what} (it depends on something lowercheck does not model)", cursor)
 
     def read(self) -> HostFunction:
         body = next((c for c in children(self.fn) if c.kind == K.COMPOUND_STMT), None)
@@ -330,9 +354,15 @@ class HostReader:
 
     # ------------------------------------------------------------ statements
     def stmts(self, stmts: list[ci.Cursor]) -> bool:
-        """Returns False after a top-level `return` (what follows does not run)."""
+        """Returns False after a `return` (what follows does not run; `return_value` holds its value).
+
+        An `if` whose condition is decided (a constant, or concrete sizes) runs its chosen arm, launches
+        and all; one that is not merges what the arms assign (`branch`), and if it launches, it needs
+        concrete sizes. A loop whose conditions are decided is run trip by trip (`loop`)."""
         for s in stmts:
             if s.kind == K.RETURN_STMT:
+                value = [k for k in children(s) if k.kind.is_expression()]
+                self.return_value = self.try_expr(value[0]) if value else None
                 return False
             if s.kind == K.COMPOUND_STMT:
                 if not self.stmts(children(s)):
@@ -343,14 +373,76 @@ class HostReader:
                         self.declare(var)
             elif s.kind.is_expression():
                 self.effect(s)
-            elif launch_calls(s):
-                raise self.unsupported("a kernel launch under control flow (`if`, loops)", s)
             elif s.kind == K.IF_STMT and len(children(s)) in (2, 3):
-                if not self.branch(s):
+                cond, *arms = children(s)
+                decided = self.condition(cond)
+                if decided is not None:
+                    chosen = arms[0] if decided else arms[1] if len(arms) > 1 else None
+                    if chosen is not None and not self.stmts([chosen]):
+                        return False
+                elif launch_calls(s):
+                    raise self.undecided("the launch an `if` chooses", s)
+                elif not self.branch(s):
                     return False
+            elif s.kind in (K.FOR_STMT, K.WHILE_STMT):
+                if not self.loop(s):
+                    return False
+            elif launch_calls(s):
+                raise self.unsupported(f"a kernel launch inside `{s.kind.name.lower()}`", s)
             else:
-                self.forget(s)  # a loop without launches: what it assigns becomes unknown
+                self.forget(s)
         return True
+
+    # More trips than any launcher's loop of launches makes: a longer loop is not followed.
+    _MAX_TRIPS = 4096
+
+    def loop(self, s: ci.Cursor) -> bool:
+        """`for (init; cond; step) body` / `while (cond) body`, run trip by trip while each condition is
+        decided (a loop of launches, a helper's `while (p < n) p *= 2;`). A loop whose condition is not
+        decided: what it assigns becomes unknown, and if it launches, it needs concrete sizes."""
+        kids = children(s)
+        if s.kind == K.FOR_STMT and len(kids) == 4:
+            init, cond, step, body = kids
+        elif s.kind == K.WHILE_STMT and len(kids) == 2:
+            init, step, (cond, body) = None, None, kids
+        else:
+            init = cond = step = body = None
+        jumps = body is not None and any(c.kind in (K.BREAK_STMT, K.CONTINUE_STMT, K.GOTO_STMT) for c in walk(body))
+        before = self.values
+        if cond is not None and not jumps:
+            self.values = dict(before)
+            if init is not None:
+                self.stmts([init])
+            for _ in range(self._MAX_TRIPS):
+                decided = self.condition(cond)
+                if decided is None:
+                    break
+                if not decided:
+                    return True
+                if not self.stmts([body]):
+                    return False
+                if step is not None:
+                    self.effect(step)
+        self.values = before
+        if launch_calls(s):
+            raise self.undecided("the number of launches a loop makes", s)
+        self.forget(s)  # what the loop assigns becomes unknown
+        return True
+
+    def at_sizes(self, value: sympy.Expr) -> sympy.Expr:
+        """`value` at the concrete sizes (itself when lowering symbolically)."""
+        return value.subs(self.sizes) if self.sizes and isinstance(value, sympy.Basic) else value
+
+    def condition(self, cond: ci.Cursor) -> bool | None:
+        """The truth of a condition where it is decided (constants, concrete sizes), else None."""
+        value = self.try_expr(cond)
+        if isinstance(value, sympy.Basic) and self.sizes:
+            value = value.subs(self.sizes)
+        if value is sympy.true or value is sympy.false:
+            return bool(value)
+        if isinstance(value, sympy.Basic) and value.is_number:
+            return bool(value != 0)
+        return None
 
     def branch(self, s: ci.Cursor) -> bool:
         """An `if` without launches: a branch that returns leaves the other's values (`if (n == 0)
@@ -439,8 +531,29 @@ class HostReader:
                 else:
                     self.values[decl_key(target.referenced)] = self.try_expr(value)
             return None
+        updated = self._update(c)
+        if updated is not None:  # `x += e`, `++i`: the variable's new value
+            decl, value = updated
+            self.values[decl_key(decl)] = value
+            return None
         self.forget(c)
         return None
+
+    def _update(self, c: ci.Cursor) -> tuple[ci.Cursor, sympy.Expr | None] | None:
+        """`x OP= e`, `++x`, `x--` on a local integer: the variable and its new value (None: unknown)."""
+        decl = assigned_decl(c, self.shown)
+        if decl is None or decl_key(decl) not in self.values or isinstance(self.values[decl_key(decl)], (Buffer, tuple)):
+            return None
+        old = self.values[decl_key(decl)]
+        integer = ct.from_clang(decl.type) is not None and ct.from_clang(decl.type).is_int
+        if c.kind == K.UNARY_OPERATOR:
+            step = sympy.Integer(1 if unary_operator(c, self.shown).endswith("++") else -1)
+            return decl, (old + step if isinstance(old, sympy.Basic) else None)
+        op = next((_COMPOUND[t.spelling] for t in c.get_tokens() if t.spelling in _COMPOUND), None)
+        value = self.try_expr(children(c)[1])
+        if op is None or not isinstance(old, sympy.Basic) or value is None:
+            return decl, None
+        return decl, _HOST_BINARY[op](old, value, integer)
 
     def malloc(self, call: ci.Cursor) -> None:
         args = list(call.get_arguments())
@@ -548,8 +661,10 @@ class HostReader:
         constant = evaluate(e)
         if constant is not None:
             return sympy.nsimplify(constant)
-        raise self.unsupported(f"the value of `{e.spelling}` here (computed under control flow or "
-                               "from something lowercheck does not model)", e)
+        if decl is not None and decl_key(decl) in self.values and not isinstance(value, (Buffer, tuple)):
+            raise self.undecided(f"the value of `{e.spelling}` here (computed under control flow)", e)
+        raise self.unsupported(f"the value of `{e.spelling}` here (computed from something lowercheck does "
+                               "not model)", e)
 
     def _member(self, e: ci.Cursor) -> sympy.Expr:
         kids = children(e)
@@ -561,18 +676,52 @@ class HostReader:
 
     def _binary(self, e: ci.Cursor) -> sympy.Expr:
         op = e.binary_operator
+        lhs, rhs = children(e)
+        if op in (B.LAnd, B.LOr):  # C's short circuit: the right side only when the left does not decide
+            first = self.condition(lhs)
+            if first is not None and first == (op == B.LOr):
+                return sympy.Integer(int(first))
+            second = self.condition(rhs)
+            if first is None or second is None:
+                raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
+            return sympy.Integer(int(second))
+        compare = _HOST_COMPARE.get(op)
+        if compare is not None:  # 1 or 0 where decided (sympy's relational of two numbers)
+            truth = compare(self.at_sizes(self.expr(lhs)), self.at_sizes(self.expr(rhs)))
+            if truth is sympy.true or truth is sympy.false:
+                return sympy.Integer(int(bool(truth)))
+            raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
         rule = _HOST_BINARY.get(op)
         if rule is None:
             raise self.unsupported(f"the operator in `{_text(e)}`", e)
-        lhs, rhs = children(e)
         integer = ct.from_clang(e.type) is not None and ct.from_clang(e.type).is_int
-        return rule(self.expr(lhs), self.expr(rhs), integer)
+        a, b = self.expr(lhs), self.expr(rhs)
+        if op in (B.And, B.Or, B.Xor):  # only numbers: at the sizes
+            a, b = self.at_sizes(a), self.at_sizes(b)
+        try:
+            return rule(a, b, integer)
+        except Unsupported:  # bitwise operations on symbols
+            raise self.undecided(f"`{_text(e)}`", e) from None
+
+    def _unary(self, e: ci.Cursor) -> sympy.Expr:
+        kind = unary_operator(e, self.shown)
+        value = self.expr(children(e)[0])
+        if kind == "-":
+            return -value
+        if kind == "+":
+            return value
+        if kind == "!" and value.is_number:
+            return sympy.Integer(int(value == 0))
+        raise self.unsupported(f"the expression `{_text(e)}`", e)
 
     def _conditional(self, e: ci.Cursor) -> sympy.Expr:
         cond, yes, no = children(e)
+        decided = self.condition(cond)
+        if decided is not None:
+            return self.expr(yes if decided else no)
         value = self.select(cond, self.expr(yes), self.expr(no))
         if value is None:
-            raise self.unsupported(f"the conditional `{_text(e)}` (only a min or max of its two values)", e)
+            raise self.undecided(f"the conditional `{_text(e)}` (other than a min or max of its two values)", e)
         return value
 
     def _call(self, e: ci.Cursor) -> sympy.Expr:
@@ -587,14 +736,19 @@ class HostReader:
         definition = callee.get_definition() if callee is not None else None
         body = next((c for c in children(definition) if c.kind == K.COMPOUND_STMT), None) if definition else None
         stmts = children(body) if body is not None else []
-        if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]):
+        if stmts:  # a host helper (`cdiv`, `next_pow2` with its loop): run with the arguments bound
             params = [c for c in children(definition) if c.kind == K.PARM_DECL]
-            saved = dict(self.values)
+            saved, saved_return = dict(self.values), self.return_value
             self.values.update({decl_key(p): a for p, a in zip(params, args)})
+            self.return_value = None
             try:
-                return self.expr(children(stmts[0])[0])
+                if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]):
+                    return self.expr(children(stmts[0])[0])
+                if not self.stmts(stmts) and self.return_value is not None:
+                    return self.return_value
             finally:
-                self.values = saved
+                self.values, self.return_value = saved, saved_return
+            raise self.undecided(f"the result of `{_text(e)}`", e)
         raise self.unsupported(f"the call `{_text(e)}` in a launch expression", e)
 
 
@@ -616,9 +770,27 @@ _HOST_BINARY: dict[B, Callable[[sympy.Expr, sympy.Expr, bool], sympy.Expr]] = {
     B.Rem: lambda a, b, i: sympy.Mod(a, b),
     B.Shl: lambda a, b, i: a * 2**b,
     B.Shr: lambda a, b, i: sympy.floor(a / 2**b),
+    B.And: lambda a, b, i: _bitwise(a, b, int.__and__),
+    B.Or: lambda a, b, i: _bitwise(a, b, int.__or__),
+    B.Xor: lambda a, b, i: _bitwise(a, b, int.__xor__),
 }
 
+
+def _bitwise(a: sympy.Expr, b: sympy.Expr, op: Callable[[int, int], int]) -> sympy.Expr:
+    """`a | b`, `a & b`, `a ^ b` of two integers (a helper's `v |= v >> 1`); of symbols: not modelled."""
+    if not (a.is_Integer and b.is_Integer):
+        raise Unsupported(f"a bitwise operation on sizes ({a}, {b}) is not modelled symbolically")
+    return sympy.Integer(op(int(a), int(b)))
+
+_HOST_COMPARE: dict[B, Callable[[sympy.Expr, sympy.Expr], sympy.Basic]] = {
+    B.LT: sympy.Lt, B.GT: sympy.Gt, B.LE: sympy.Le, B.GE: sympy.Ge, B.EQ: sympy.Eq, B.NE: sympy.Ne,
+}
+
+_COMPOUND = {"+=": B.Add, "-=": B.Sub, "*=": B.Mul, "/=": B.Div, "%=": B.Rem, "<<=": B.Shl, ">>=": B.Shr,
+             "&=": B.And, "|=": B.Or, "^=": B.Xor}
+
 _HOST_EXPRESSIONS: dict[ci.CursorKind, Callable[[HostReader, ci.Cursor], sympy.Expr]] = {
+    K.UNARY_OPERATOR: HostReader._unary,
     K.PAREN_EXPR: HostReader._pass,
     K.UNEXPOSED_EXPR: HostReader._pass,
     K.CSTYLE_CAST_EXPR: HostReader._pass,

@@ -144,6 +144,9 @@ _COMPARE = {B.LT: ("slt", "ult", "olt"), B.GT: ("sgt", "ugt", "ogt"), B.LE: ("sl
 _BUILTIN_VARS = {"threadIdx": gpu.ThreadIdOp, "blockIdx": gpu.BlockIdOp, "blockDim": gpu.BlockDimOp,
                  "gridDim": gpu.GridDimOp}
 _DIMS = {"x": gpu.DimensionEnum.X, "y": gpu.DimensionEnum.Y, "z": gpu.DimensionEnum.Z}
+# A cooperative_groups thread block's dim3 queries: the builtins they stand for.
+_BLOCK_QUERIES = {"group_index": gpu.BlockIdOp, "thread_index": gpu.ThreadIdOp, "dim_threads": gpu.BlockDimOp,
+                  "group_dim": gpu.BlockDimOp}
 _SHIFTS = (B.Shl, B.Shr)
 _LOOPS = (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT)
 _CASTS = (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
@@ -171,6 +174,15 @@ def _math_table() -> dict[str, Callable[[list[SSAValue], CType], list[Operation]
             table[spelling] = lambda a, t, op=op: [op(a[0], a[1])]
     table["fma"] = table["fmaf"] = lambda a, t: [mathd.FmaOp(a[0], a[1], a[2])]
     table["__fdividef"] = lambda a, t: [arith.DivfOp(a[0], a[1])]
+    # Round-to-nearest-even arithmetic (`__fadd_rn`, `__dmul_rn`, `__frsqrt_rn`): IEEE's default, so the
+    # plain operation; the other rounding modes (_rz, _ru, _rd) are not modelled.
+    rounded = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
+    for name, op in rounded.items():
+        for prefix in ("__f", "__d"):
+            table[f"{prefix}{name}_rn"] = lambda a, t, op=op: [op(a[0], a[1])]
+    table["__fsqrt_rn"] = table["__dsqrt_rn"] = lambda a, t: [mathd.SqrtOp(a[0])]
+    table["__frsqrt_rn"] = lambda a, t: [mathd.RsqrtOp(a[0])]
+    table["__fmaf_rn"] = table["__fma_rn"] = lambda a, t: [mathd.FmaOp(a[0], a[1], a[2])]
     table["abs"] = table["llabs"] = lambda a, t: [mathd.AbsIOp(a[0])]
     table["min"] = lambda a, t: [_int_or_float(arith.MinSIOp, arith.MinUIOp, arith.MinimumfOp)(t)(a[0], a[1])]
     table["max"] = lambda a, t: [_int_or_float(arith.MaxSIOp, arith.MaxUIOp, arith.MaximumfOp)(t)(a[0], a[1])]
@@ -1075,6 +1087,8 @@ class KernelLowering:
             return self.vec(v, t, e).lanes[k], t.scalar
         base = _strip(kids[0]) if kids else None
         op = _BUILTIN_VARS.get(base.spelling) if base is not None and base.kind == K.DECL_REF_EXPR else None
+        if base is not None and base.kind == K.CALL_EXPR and _is_group_method(base):  # `tb.group_index().x`
+            op = _BLOCK_QUERIES.get(base.referenced.spelling)
         dim = _DIMS.get(member_name(e))
         if op is None or dim is None:
             raise self.unsupported(f"the member access `{_text(e)}` (structs)", e)
@@ -1597,6 +1611,19 @@ def _cache_hinted_store(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor])
     return Undef(ct.VOID), ct.VOID
 
 
+def _rounded_to_int(rounding: type[Operation] | None):
+    """`__float2int_rn(x)` and its kin: round as the suffix says (_rn to nearest even, _rd down, _ru
+    up, _rz toward zero: C's own conversion), then convert to the integer type."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        v, t = lo.expr(args[0])
+        v = lo.scalar(v, args[0])
+        if rounding is not None:
+            v = lo.emit1(rounding(v), e)
+        rt = lo.ctype(e.type, e)
+        return lo.convert(v, t, rt, e), rt
+    return lower
+
+
 def _mul24(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
     """`__mul24(a, b)` / `__umul24`: the low 32 bits of the product of the operands' low 24 bits,
     which is the plain product for operands that fit in 24 bits (what the intrinsic is used for)."""
@@ -1746,6 +1773,10 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
     **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
     "__mul24": _mul24, "__umul24": _mul24,
+    **{f"__{src}2{dst}_{mode}": _rounded_to_int(rounding)
+       for src in ("float", "double") for dst in ("int", "uint", "ll", "ull")
+       for mode, rounding in (("rn", mathd.RoundEvenOp), ("rd", mathd.FloorOp), ("ru", mathd.CeilOp),
+                              ("rz", None))},
     **{f"__shfl{suffix}_sync": _shuffle(mode)
        for suffix, mode in (("", "idx"), ("_up", "up"), ("_down", "down"), ("_xor", "xor"))},
     **{f"__{mode}_sync": _vote(mode) for mode in ("ballot", "any", "all")},
@@ -1772,6 +1803,11 @@ def _group_type(t: ci.Type) -> Group | None:
         return Group(None)
     m = re.search(r"thread_block_tile<(\d+)", canon.spelling)
     return Group(int(m.group(1))) if decl.spelling == "thread_block_tile" and m else None
+
+
+def _is_group_method(call: ci.Cursor) -> bool:
+    callee = call.referenced
+    return callee is not None and callee.kind == K.CXX_METHOD and _group_type(callee.semantic_parent.type) is not None
 
 
 def _linear_thread(lo: KernelLowering, e: ci.Cursor) -> SSAValue:
@@ -1812,6 +1848,7 @@ def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
     name = method.spelling
     if name == "sync":
         return _group_sync(lo, e, group)
+    name = "size" if name == "num_threads" else name  # the newer spelling of a group's size
     if name in ("thread_rank", "size", "meta_group_rank", "meta_group_size"):
         if group.size is None:
             value = _linear_thread(lo, e) if name == "thread_rank" else _block_size(lo, e) if name == "size" \
@@ -1850,7 +1887,7 @@ def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
 
 
 # A group's queries: pure, the same on every trip of a loop.
-_GROUP_QUERIES = ("size", "num_threads", "thread_rank", "meta_group_rank", "meta_group_size")
+_GROUP_QUERIES = ("size", "num_threads", "thread_rank", "meta_group_rank", "meta_group_size", *_BLOCK_QUERIES)
 
 # cooperative_groups' function objects -> the combining op for (signed int, unsigned int, float)
 _GROUP_COMBINES = {

@@ -30,6 +30,8 @@ import clang.cindex as ci
 
 from lowercheck.errors import SourceLocation, Unsupported, UserError, read_user_text
 from lowercheck.frontends.base import read_python
+from lowercheck.frontends.cuda import instances
+from lowercheck.frontends.cuda.instances import Instance
 
 SHIM = Path(__file__).with_name("shim.h")
 _VIRTUAL_INCLUDE = "/__lowercheck__/include"
@@ -102,6 +104,8 @@ class _Parsed:
     stubbed: list[str]  # headers replaced by an empty file
     deferred: list[ci.Diagnostic]  # errors inside functions, raised when such a function is lowered
     folders: list[Path] = field(default_factory=list)  # the project's include folders found
+    # launcher templates' instances and their instantiated definitions (`instances.py`)
+    instances: list[tuple[Instance, ci.Cursor]] = field(default_factory=list)
 
 
 _TU_CACHE: dict[str, _Parsed] = {}
@@ -209,11 +213,40 @@ def _parse(path: str | os.PathLike) -> _Parsed:
     unsaved += [(str(local), f"#include <{name}>\n") for local, name in shadowed]  # the model, once
     try:
         tu = _index().parse(parsed, args=_args(folders), unsaved_files=unsaved)
+        tu, found = _with_instances(tu, parsed, source, folders, unsaved)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
     deferred = _check_errors(tu, str(file))
-    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders)
+    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders, found)
     return result
+
+
+def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: list[Path],
+                    unsaved: list[tuple[str, str]]) -> tuple[ci.TranslationUnit, list[tuple[Instance, ci.Cursor]]]:
+    """The unit parsed again with a probe line per instance of its launcher templates appended
+    (`instances.py`); a probe clang rejects (an instantiation that does not compile) is left out,
+    so that it is no error of the file. Unchanged when the file has no launcher template."""
+    planned = instances.planned(tu, source) if "template" in source else []
+    if not planned:
+        return tu, []
+    lines = instances.probe_lines(planned)
+    first = source.count("\n") + 2  # the probes' first line: after the source and one newline
+    for _ in range(2):  # once with every probe, once more without the rejected ones
+        probed = source + "\n" + "\n".join(lines) + "\n"
+        files = [(name, text) for name, text in unsaved if name != parsed] + [(parsed, probed)]
+        tu = _index().parse(parsed, args=_args(folders), unsaved_files=files)
+        rejected = {d.location.line - first for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error
+                    and d.location.file is not None and d.location.file.name == tu.spelling
+                    and d.location.line >= first}
+        if not rejected:
+            break
+        lines = ["" if i in rejected else line for i, line in enumerate(lines)]
+    return tu, instances.instantiated(tu, planned)
+
+
+def launcher_instances(path: str | os.PathLike) -> list[tuple[Instance, ci.Cursor]]:
+    """The instantiated definitions of the file's launcher templates (`instances.py`), in order."""
+    return _parse(path).instances
 
 
 def _missing_headers(source: str, folder: Path, folders: list[Path] = ()) -> tuple[list[str], list[tuple[Path, str]]]:

@@ -172,6 +172,23 @@ __device__ float __cosf(float);
 __device__ float __powf(float, float);
 __device__ float __fdividef(float, float);
 __device__ float __saturatef(float);
+/* Rounding-mode arithmetic and conversions (round to nearest even: the plain operation; lower.py). */
+#define __LC_ROUNDED(f, d, suffix) \
+  __device__ float __fadd_##suffix(float, float); __device__ float __fsub_##suffix(float, float); \
+  __device__ float __fmul_##suffix(float, float); __device__ float __fdiv_##suffix(float, float); \
+  __device__ double __dadd_##suffix(double, double); __device__ double __dsub_##suffix(double, double); \
+  __device__ double __dmul_##suffix(double, double); __device__ double __ddiv_##suffix(double, double); \
+  __device__ float __fsqrt_##suffix(float); __device__ double __dsqrt_##suffix(double); \
+  __device__ float __fmaf_##suffix(float, float, float); __device__ double __fma_##suffix(double, double, double); \
+  __device__ int __float2int_##suffix(float); __device__ unsigned __float2uint_##suffix(float); \
+  __device__ long long __float2ll_##suffix(float); __device__ unsigned long long __float2ull_##suffix(float); \
+  __device__ int __double2int_##suffix(double); __device__ unsigned __double2uint_##suffix(double); \
+  __device__ long long __double2ll_##suffix(double); __device__ unsigned long long __double2ull_##suffix(double);
+__LC_ROUNDED(f, d, rn) __LC_ROUNDED(f, d, rz) __LC_ROUNDED(f, d, ru) __LC_ROUNDED(f, d, rd)
+__device__ float __frsqrt_rn(float);
+__device__ float __frcp_rn(float);
+/* The shared-memory address of a generic pointer (for cp.async's inline assembly, not modelled). */
+__device__ unsigned long long __cvta_generic_to_shared(const void *pointer);
 __HD__ int abs(int);
 __HD__ long long llabs(long long);
 __HD__ int min(int, int);
@@ -239,6 +256,12 @@ struct thread_block {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  /* blockIdx, threadIdx and blockDim as the group's queries (lowered as those builtins) */
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+  __device__ dim3 dim_threads() const;
+  __device__ dim3 group_dim() const;
 };
 __device__ thread_block this_thread_block();
 __device__ void sync(const thread_block &group);
@@ -246,6 +269,7 @@ template <unsigned N> struct thread_block_tile {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
   __device__ unsigned meta_group_rank() const;
   __device__ unsigned meta_group_size() const;
   template <class T> __device__ T shfl(T value, int lane) const;

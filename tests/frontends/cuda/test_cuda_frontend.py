@@ -15,7 +15,8 @@ import pytest
 from lowercheck import ir
 from lowercheck.errors import Unsupported, UserError
 from lowercheck.frontends import cuda
-from lowercheck.frontends.base import Binding, TensorArg
+from lowercheck.dialects.kernel import LaunchOp
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, TensorArg, ValueArg
 
 HERE = Path(__file__).parent
 INPUTS = sorted((HERE / "inputs").glob("*.cu")) + sorted((HERE / "inputs").glob("*.py"))
@@ -143,11 +144,45 @@ def test_launcher_values(tmp_path: Path, host: str, grid: str) -> None:
     assert launch.grid_exprs == [grid, "1", "1"]
 
 
-def test_launch_under_control_flow_is_unsupported(tmp_path: Path) -> None:
+def test_a_launch_chosen_by_the_sizes_is_lowered_per_size(tmp_path: Path) -> None:
+    """`if (n > 0) k<<<...>>>`: symbolically undecided, so the launcher needs concrete sizes (said
+    at its line); at a size the `if` is decided and the chosen launch is lowered, or none is."""
     path = _write(tmp_path, "h.cu", KERNEL + "void run(float* x, int n) {\n  if (n > 0) k<<<1, 32>>>(x, n);\n}\n")
-    with pytest.raises(Unsupported, match="launch under control flow") as err:
+    with pytest.raises(NeedsConcreteSizes, match=r"h.cu:3 depends on the sizes"):
         cuda.lower(path)
-    assert err.value.location.line == 3
+    launches = [op for op in cuda.lower(path, binding=Binding(sizes={"n": 5})).walk() if isinstance(op, LaunchOp)]
+    assert len(launches) == 1
+    assert not [op for op in cuda.lower(path, binding=Binding(sizes={"n": 0})).walk() if isinstance(op, LaunchOp)]
+
+
+def test_host_control_flow_as_launchers_write_it(tmp_path: Path) -> None:
+    """At concrete sizes the host launcher runs as C does: a helper with a loop and `|=`, `+=` and
+    `++`, a ternary on a size, an if/else chain of launches, a loop of launches, `cudaStream_t&`
+    and a `bool` flag that a spec's value fixes."""
+    path = _write(tmp_path, "h.cu", KERNEL + """
+inline int next_pow2(int v) { int r = v - 1; r |= r >> 1; r |= r >> 2; r |= r >> 4; return r + 1; }
+inline int steps(int n) { int s = 0; while (n > 1) { n /= 2; s++; } return s; }
+void run(float* x, int n, bool twice, cudaStream_t& stream) {
+  const int threads = n < 64 ? 32 : next_pow2(n) > 256 ? 256 : next_pow2(n);
+  if (threads == 32) {
+    k<<<1, threads, 0, stream>>>(x, n);
+  } else if (twice) {
+    for (int i = 0; i < 2; ++i) k<<<(n + threads - 1) / threads, threads, 0, stream>>>(x, n);
+  } else {
+    int blocks = 0;
+    blocks += (n + threads - 1) / threads;
+    k<<<blocks + steps(n) - steps(n), threads, 0, stream>>>(x, n);
+  }
+}
+""")
+    def launches(n: int, twice: bool) -> list[tuple[str, str]]:
+        module = cuda.lower(path, binding=Binding(args={"twice": ValueArg(twice)}, sizes={"n": n}))
+        return [(op.grid.data[0].data, op.block.data[0].data) for op in module.walk() if isinstance(op, LaunchOp)]
+    assert launches(40, False) == [("1", "32")]
+    assert launches(100, False) == [("1", "128")]
+    assert launches(1000, False) == [("4", "256")]
+    assert launches(1000, True) == [("4", "256"), ("4", "256")]
+    assert [p.name for p in cuda.entries(path)[0].params] == ["x", "n", "twice"]  # the stream is no parameter
 
 
 def test_declaration_groups(tmp_path: Path) -> None:
