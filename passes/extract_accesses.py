@@ -617,6 +617,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             stored_sources = renamed(stored_sources, _lane_map(stored.dims, tuple(dims)))
         sources = sorted(stored_sources)
         st.access_dims[access_id] = tuple(dims)
+        _check_readable([exprs[0], *domain, *guard])
         properties = {
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(ptr.space),
             "element_type": element_type or ptr.element_type,
@@ -665,6 +666,19 @@ def _float_name(t: Attribute | None) -> str | None:
         t = t.element_type
     name = str(t)
     return name if name in ("f16", "bf16", "f32", "f64") or name.startswith("f8") else None
+
+
+def _check_readable(exprs) -> None:
+    """Each expression as its text form reads back (`symbolic.parse`); one that does not (a
+    piecewise bound sympy made of a ternary's trip count) leaves the access unmodelled."""
+    for e in exprs:
+        if e is sympy.true:
+            continue
+        try:
+            symbolic.parse(symbolic.format(e))
+        except ValueError:
+            raise NotModelled(f"an index or bound lowercheck cannot write as an index expression "
+                              f"({symbolic.format(e)[:80]})") from None
 
 
 def _strings(exprs) -> ArrayAttr:

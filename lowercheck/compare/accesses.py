@@ -303,7 +303,10 @@ def _map_text(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: li
     parts.append(size_constraints(params))
     text = (f"{_isl_params(params)} -> {{ K{kernel}_{op.access_id.data}[{', '.join(dims)}] -> "
             f"{buffer}[{', '.join(out)}] : " + " and ".join(f"({p})" for p in parts) + " }")
-    return isl.Map(text)
+    try:
+        return isl.Map(text)
+    except isl.Error as err:  # an expression isl cannot read (Min of sizes, a piecewise bound)
+        raise symbolic.NonAffine(f"isl cannot read the relation ({err})") from None
 
 
 def _var_order(name: str) -> tuple[int, int]:

@@ -75,7 +75,8 @@ def _launchers(path: str | os.PathLike, with_errors: bool = False, every_instanc
     tu = parse.translation_unit(path)
     broken = {parse.decl_key(fn) for fn in parse.errored_functions(path)}
     found = [Launcher(fn.spelling, fn) for fn in parse.function_definitions(tu)
-             if not parse.is_kernel(fn) and not parse.is_device_only(fn) and launch_calls(fn)
+             if not parse.is_kernel(fn) and not parse.is_device_only(fn) and fn.spelling != "main"  # a program
+             and launch_calls(fn)
              and (with_errors or parse.decl_key(fn) not in broken)]
     by_template: dict[str, list[Launcher]] = {}
     for instance, fn in parse.launcher_instances(path):
@@ -119,7 +120,7 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
                 params.append(EntryParam(p.spelling, "buffer"))
                 continue
             t = from_clang(p.type)
-            if t is None:
+            if t is None or (t.kind == "ptr" and t.elem is not None and t.elem.kind == "void"):
                 params.append(EntryParam(p.spelling, "unknown"))
             elif t.kind == "ptr":
                 assert t.elem is not None

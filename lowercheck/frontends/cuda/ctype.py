@@ -51,6 +51,14 @@ class CType:
         return IntegerType(self.bits)
 
     @property
+    def width(self) -> int:
+        """The type's size in bits (a vector: all its lanes)."""
+        if self.kind == "vec":
+            assert self.elem is not None
+            return self.bits * self.elem.width
+        return 64 if self.kind == "ptr" else 8 if self.kind == "bool" else self.bits
+
+    @property
     def lanes(self) -> int:
         return self.bits if self.kind == "vec" else 1
 
@@ -113,9 +121,9 @@ def from_clang(t: ci.Type) -> CType | None:
         return INT
     if canon.kind == TK.POINTER:
         elem = from_clang(canon.get_pointee())
-        if elem is None or elem.kind in ("ptr", "void"):
+        if elem is None or elem.kind == "ptr":
             return None
-        return CType("ptr", 64, False, elem)
+        return CType("ptr", 64, False, elem)  # `void*` too: the memory behind it keeps its type
     if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
         return None
     if canon.kind == TK.RECORD:

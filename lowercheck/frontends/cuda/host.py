@@ -119,6 +119,21 @@ def launched_kernel(call: ci.Cursor) -> ci.Cursor | None:
     return definition if has_config else None
 
 
+def called_function(call: ci.Cursor) -> ci.Cursor | None:
+    """The function a call calls. clang leaves `referenced` empty when the callee is parenthesised
+    (`(std::min)(a, b)`, written so to dodge a `min` macro): then the name inside the parentheses."""
+    if call.referenced is not None:
+        return call.referenced
+    kids = children(call)
+    callee = kids[0] if kids else None
+    while callee is not None and callee.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(callee)) == 1:
+        callee = children(callee)[0]
+    if callee is not None and callee.kind == K.DECL_REF_EXPR and callee.referenced is not None \
+            and callee.referenced.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+        return callee.referenced
+    return None
+
+
 def _strip(c: ci.Cursor) -> ci.Cursor:
     while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                      K.CXX_FUNCTIONAL_CAST_EXPR) and [k for k in children(c) if k.kind.is_expression()]:
@@ -167,7 +182,8 @@ class HostReader:
         # but each condition is decided at these sizes (a launch chosen by an `if`, a loop of launches,
         # a helper with a loop), and so is what only a number can be (`v | v >> 1`); None: symbolic.
         self.sizes = {symbolic.var(name): sympy.Integer(v) for name, v in sizes.items()} if sizes is not None else None
-        self.return_value: sympy.Expr | None = None  # of the last `return` run (a host helper's result)
+        # of the last `return` run (a host helper's result: a number, or a Dim3 for a helper returning dim3)
+        self.return_value: sympy.Expr | Dim3 | None = None
         # declaration -> expression | Dim3 | Buffer | None (unknown)
         self.values: dict[tuple[int, int], object] = {}
         self.returns = self._returned_locals()
@@ -191,7 +207,7 @@ class HostReader:
                 params.append((p.spelling, buffer.ctype, p))
                 continue
             t = ct.from_clang(p.type)
-            if t is None or t.kind == "void":
+            if t is None or t.kind == "void" or (t.kind == "ptr" and t.elem is not None and t.elem.kind == "void"):
                 raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
             params.append((p.spelling, t, p))
             if t.kind == "ptr":
@@ -362,7 +378,7 @@ class HostReader:
         for s in stmts:
             if s.kind == K.RETURN_STMT:
                 value = [k for k in children(s) if k.kind.is_expression()]
-                self.return_value = self.try_expr(value[0]) if value else None
+                self.return_value = self.try_value(value[0]) if value else None
                 return False
             if s.kind == K.COMPOUND_STMT:
                 if not self.stmts(children(s)):
@@ -387,10 +403,42 @@ class HostReader:
             elif s.kind in (K.FOR_STMT, K.WHILE_STMT):
                 if not self.loop(s):
                     return False
+            elif s.kind == K.SWITCH_STMT:
+                if not self.switch(s):
+                    return False
             elif launch_calls(s):
                 raise self.unsupported(f"a kernel launch inside `{s.kind.name.lower()}`", s)
             else:
                 self.forget(s)
+        return True
+
+    def switch(self, s: ci.Cursor) -> bool:
+        """`switch (v) { case A: ...; break; default: ... }` where `v` is decided (a constant, a spec's
+        value, concrete sizes): the statements from the matching label (else `default`) up to the
+        first `break`, falling through other labels, as C runs them. Undecided: what it assigns
+        becomes unknown, and if it launches, it needs concrete sizes. False after a `return`."""
+        cond, body = children(s)[-2:]
+        value = self.try_expr(cond)
+        value = self.at_sizes(value) if value is not None else None
+        flat = _switch_body(body)
+        start = None
+        if isinstance(value, sympy.Basic) and value.is_number and flat is not None:
+            labels = {i: "default" if label == "default" else self.try_expr(label)
+                      for i, (label, _) in enumerate(flat) if label is not None}
+            if None not in labels.values():
+                chosen = [i for i, v in labels.items() if v == value] or \
+                         [i for i, v in labels.items() if v == "default"]
+                start = chosen[0] if chosen else len(flat)
+        if start is None:
+            if launch_calls(s):
+                raise self.undecided("the launch a `switch` chooses", s)
+            self.forget(s)
+            return True
+        for _, stmt in flat[start:]:
+            if stmt is not None and stmt.kind == K.BREAK_STMT:
+                break
+            if stmt is not None and not self.stmts([stmt]):
+                return False
         return True
 
     # More trips than any launcher's loop of launches makes: a longer loop is not followed.
@@ -553,7 +601,7 @@ class HostReader:
         value = self.try_expr(children(c)[1])
         if op is None or not isinstance(old, sympy.Basic) or value is None:
             return decl, None
-        return decl, _HOST_BINARY[op](old, value, integer)
+        return decl, self.arithmetic(op, old, value, integer, c)
 
     def malloc(self, call: ci.Cursor) -> None:
         args = list(call.get_arguments())
@@ -610,6 +658,12 @@ class HostReader:
             if value is None:
                 raise self.unsupported(f"the launch extent `{c.spelling}`, computed under control flow", e)
             return value  # type: ignore[return-value]  # a dim3 local holds a Dim3
+        callee = called_function(c) if c.kind == K.CALL_EXPR else None
+        if callee is not None and callee.kind == K.FUNCTION_DECL and _is_dim3(c.type):  # `dim3 g = grid_of(n);`
+            value = self.helper(c, callee)
+            if not isinstance(value, tuple):
+                raise self.unsupported(f"the launch extent `{_text(e)}`", e)
+            return value
         if c.kind in (K.CALL_EXPR, K.INIT_LIST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR) and _is_dim3(c.type):
             kids = [k for k in children(c) if k.kind.is_expression()]
             if len(kids) == 1 and _is_dim3(kids[0].type):
@@ -634,6 +688,13 @@ class HostReader:
         except Unsupported:
             return None
 
+    def try_value(self, e: ci.Cursor) -> sympy.Expr | Dim3 | None:
+        """A dim3's extents or a number's expression; None where not modelled."""
+        try:
+            return self.dim3(e) if _is_dim3(e.type) else self.expr(e)
+        except Unsupported:
+            return None
+
     def expr(self, e: ci.Cursor) -> sympy.Expr:
         value = evaluate(e) if e.kind != K.DECL_REF_EXPR else None
         if isinstance(value, int):
@@ -649,7 +710,11 @@ class HostReader:
         kids = [k for k in children(e) if k.kind.is_expression()]
         if len(kids) != 1:
             raise self.unsupported(f"the expression `{_text(e)}`", e)
-        return self.expr(kids[0])
+        value = self.expr(kids[0])
+        t = ct.from_clang(e.type)
+        if t is not None and t.is_int and value.is_number and not value.is_integer:  # `(int)pow(2.0, 2.5)`
+            return sympy.Integer(int(value))  # C converts a float to an integer toward zero
+        return value
 
     def _ref(self, e: ci.Cursor) -> sympy.Expr:
         decl = e.referenced
@@ -691,15 +756,18 @@ class HostReader:
             if truth is sympy.true or truth is sympy.false:
                 return sympy.Integer(int(bool(truth)))
             raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
-        rule = _HOST_BINARY.get(op)
-        if rule is None:
+        if op not in _HOST_BINARY:
             raise self.unsupported(f"the operator in `{_text(e)}`", e)
         integer = ct.from_clang(e.type) is not None and ct.from_clang(e.type).is_int
-        a, b = self.expr(lhs), self.expr(rhs)
-        if op in (B.And, B.Or, B.Xor):  # only numbers: at the sizes
+        return self.arithmetic(op, self.expr(lhs), self.expr(rhs), integer, e)
+
+    def arithmetic(self, op: B, a: sympy.Expr, b: sympy.Expr, integer: bool, e: ci.Cursor) -> sympy.Expr:
+        """`a OP b` of a binary operator or a compound assignment (`v |= v >> 1` in a helper).
+        Bitwise operations need numbers: they are taken at the concrete sizes."""
+        if op in (B.And, B.Or, B.Xor):
             a, b = self.at_sizes(a), self.at_sizes(b)
         try:
-            return rule(a, b, integer)
+            return _HOST_BINARY[op](a, b, integer)
         except Unsupported:  # bitwise operations on symbols
             raise self.undecided(f"`{_text(e)}`", e) from None
 
@@ -725,31 +793,83 @@ class HostReader:
         return value
 
     def _call(self, e: ci.Cursor) -> sympy.Expr:
-        """min/max, and host helpers whose body is one `return` (`cdiv(n, 256)`)."""
-        callee = e.referenced
+        """A tensor's methods, min/max, C's math on numbers, and host helpers (`cdiv(n, 256)`)."""
+        callee = called_function(e)
         if callee is not None and callee.kind == K.CXX_METHOD and _method_object(e) is not None and \
                 is_tensor(_method_object(e).type):
             return self.tensor_method(e, self.tensor(_method_object(e)))
-        args = [self.expr(a) for a in e.get_arguments()]
-        if callee is not None and callee.spelling in ("min", "max") and len(args) == 2:
-            return (sympy.Min if callee.spelling == "min" else sympy.Max)(*args)
-        definition = callee.get_definition() if callee is not None else None
+        if callee is not None and callee.spelling in ("min", "max") and len(list(e.get_arguments())) == 2:
+            return (sympy.Min if callee.spelling == "min" else sympy.Max)(*(self.expr(a) for a in e.get_arguments()))
+        math = _HOST_MATH.get(callee.spelling) if callee is not None and callee.get_definition() is None else None
+        if math is not None:
+            return self.math(e, math)
+        if callee is None:
+            raise self.unsupported(f"the call `{_text(e)}` in a launch expression", e)
+        value = self.helper(e, callee)
+        if isinstance(value, tuple):
+            raise self.unsupported(f"the dim3 `{_text(e)}` as a number", e)
+        return value
+
+    def math(self, e: ci.Cursor, rule: Callable[..., sympy.Expr]) -> sympy.Expr:
+        """`pow(2.0, floor(log2(x)))`, `sqrt(n)`: C's math on numbers only (at the concrete sizes), as
+        a host helper sizing a launch uses it; of sizes, lowered again at concrete sizes."""
+        args = [self.at_sizes(self.expr(a)) for a in e.get_arguments()]
+        if not all(isinstance(a, sympy.Basic) and a.is_number for a in args):
+            raise self.undecided(f"`{_text(e)}`", e)
+        return rule(*args)
+
+    def helper(self, e: ci.Cursor, callee: ci.Cursor) -> sympy.Expr | Dim3:
+        """A host helper's result (`cdiv(n, 256)`, `next_pow2` with its loop, a function returning the
+        launch's dim3): its body run with its parameters bound to the arguments' values."""
+        definition = callee.get_definition()
         body = next((c for c in children(definition) if c.kind == K.COMPOUND_STMT), None) if definition else None
         stmts = children(body) if body is not None else []
-        if stmts:  # a host helper (`cdiv`, `next_pow2` with its loop): run with the arguments bound
-            params = [c for c in children(definition) if c.kind == K.PARM_DECL]
-            saved, saved_return = dict(self.values), self.return_value
-            self.values.update({decl_key(p): a for p, a in zip(params, args)})
-            self.return_value = None
-            try:
-                if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]):
-                    return self.expr(children(stmts[0])[0])
-                if not self.stmts(stmts) and self.return_value is not None:
-                    return self.return_value
-            finally:
-                self.values, self.return_value = saved, saved_return
-            raise self.undecided(f"the result of `{_text(e)}`", e)
-        raise self.unsupported(f"the call `{_text(e)}` in a launch expression", e)
+        if not stmts:
+            raise self.unsupported(f"the call `{_text(e)}` in a launch expression", e)
+        args = [self.expr(a) for a in e.get_arguments()]
+        params = [c for c in children(definition) if c.kind == K.PARM_DECL]
+        saved, saved_return = dict(self.values), self.return_value
+        self.values.update({decl_key(p): a for p, a in zip(params, args)})
+        self.return_value = None
+        try:
+            if len(stmts) == 1 and stmts[0].kind == K.RETURN_STMT and children(stmts[0]) \
+                    and not _is_dim3(children(stmts[0])[0].type):
+                return self.expr(children(stmts[0])[0])
+            if not self.stmts(stmts) and self.return_value is not None:
+                return self.return_value
+        finally:
+            self.values, self.return_value = saved, saved_return
+        raise self.undecided(f"the result of `{_text(e)}`", e)
+
+
+def _switch_body(body: ci.Cursor) -> list[tuple[ci.Cursor | str | None, ci.Cursor | None]] | None:
+    """A switch body in order as its labels (a `case`'s value expression, or "default", with no
+    statement) and its statements (with no label): `case 1: case 2: s;` is two labels, then `s`;
+    a block's statements are in the list (`case 1: { ...; break; }`). None when a statement holds a
+    `break` of this switch inside it (in an `if`), which this does not follow."""
+    flat: list[tuple[ci.Cursor | str | None, ci.Cursor | None]] = []
+
+    def add(stmt: ci.Cursor) -> bool:
+        while stmt.kind in (K.CASE_STMT, K.DEFAULT_STMT):
+            flat.append((children(stmt)[0] if stmt.kind == K.CASE_STMT else "default", None))
+            stmt = children(stmt)[-1]
+        if stmt.kind == K.COMPOUND_STMT:
+            return all(add(k) for k in children(stmt))
+        if stmt.kind != K.BREAK_STMT and _breaks_out(stmt):
+            return False
+        flat.append((None, stmt))
+        return True
+
+    return flat if add(body) else None
+
+
+def _breaks_out(stmt: ci.Cursor) -> bool:
+    """Whether `stmt` holds a `break` that leaves the statement around it (not one of an inner loop or switch)."""
+    if stmt.kind == K.BREAK_STMT:
+        return True
+    if stmt.kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT):
+        return False
+    return any(_breaks_out(c) for c in children(stmt))
 
 
 def _div(a: sympy.Expr, b: sympy.Expr, integer: bool) -> sympy.Expr:
@@ -781,6 +901,14 @@ def _bitwise(a: sympy.Expr, b: sympy.Expr, op: Callable[[int, int], int]) -> sym
     if not (a.is_Integer and b.is_Integer):
         raise Unsupported(f"a bitwise operation on sizes ({a}, {b}) is not modelled symbolically")
     return sympy.Integer(op(int(a), int(b)))
+
+# C's math functions (float and double spellings) as a host helper uses them: exact, on numbers.
+_HOST_MATH: dict[str, Callable[..., sympy.Expr]] = {
+    spelling: rule for name, rule in (
+        ("pow", lambda a, b: a**b), ("sqrt", sympy.sqrt), ("floor", sympy.floor), ("ceil", sympy.ceiling),
+        ("log2", lambda a: sympy.log(a, 2)), ("log", sympy.log), ("exp", sympy.exp), ("fabs", sympy.Abs),
+        ("abs", sympy.Abs))
+    for spelling in (name, name + "f")}
 
 _HOST_COMPARE: dict[B, Callable[[sympy.Expr, sympy.Expr], sympy.Basic]] = {
     B.LT: sympy.Lt, B.GT: sympy.Gt, B.LE: sympy.Le, B.GE: sympy.Ge, B.EQ: sympy.Eq, B.NE: sympy.Ne,

@@ -17,7 +17,9 @@ kernel lowering read as any other launcher.
 
 Which instances: the explicit instantiations of the file, found in its text after expanding its
 function-like macros once (`#define INST(T) template void f<T>(...)` and `INST(float)`); a template
-with type parameters only and no explicit instantiation is instantiated with `float` for each. The
+with type parameters only and no explicit instantiation is instantiated with `float` for each; one
+with a value parameter, as the file's own calls instantiate it (`used_instances`: a dispatcher's
+`launch_impl<4, Type::Symmetric>(...)`). The
 entry `f` is the first float instance (else the first); `f<__half>` names another.
 """
 
@@ -93,31 +95,46 @@ def explicit_instantiations(source: str) -> dict[str, list[Instance]]:
     return found
 
 
+def _launching_macros(source: str) -> set[str]:
+    """The file's macros that launch a kernel: their body writes `<<<`, or uses a macro that does
+    (`LAUNCH_FOR_ALIGNMENT(A)` choosing among `LAUNCH_HALF(4, A)`, ... each with a `<<<`)."""
+    bodies = {m.group(1): m.group(2) for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(.*)$",
+                                                          _logical_lines(source), re.M)}
+    launching = {name for name, body in bodies.items() if "<<<" in body}
+    while more := {name for name, body in bodies.items() if name not in launching
+                   and launching & set(re.findall(r"\w+", body))}:
+        launching |= more
+    return launching
+
+
 def launcher_templates(tu: ci.TranslationUnit, source: str) -> list[ci.Cursor]:
     """Host function templates of the main file (namespaces included) whose body launches a kernel:
-    writes `<<<`, or uses a macro of the file that does (`#define LAUNCH(...) k<<<...>>>(...)`)."""
-    text = _logical_lines(source)
-    launching = {m.group(1) for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(.*)$", text, re.M)
-                 if "<<<" in m.group(2)}
-    found: list[ci.Cursor] = []
+    writes `<<<`, uses a macro of the file that does (`#define LAUNCH(...) k<<<...>>>(...)`), or
+    calls another such template (a `switch` choosing `launch_impl<T, GELU>` or `launch_impl<T, RELU>`)."""
+    launching = _launching_macros(source)
+    templates: list[ci.Cursor] = []
 
     def visit(cursor: ci.Cursor) -> None:
         for c in cursor.get_children():
             if c.location.file is None or c.location.file.name != tu.spelling:
                 continue
-            if c.kind == ci.CursorKind.FUNCTION_TEMPLATE and c.is_definition() and _launches(c, tu, launching) \
+            if c.kind == ci.CursorKind.FUNCTION_TEMPLATE and c.is_definition() \
                     and not any(k.kind in (ci.CursorKind.CUDAGLOBAL_ATTR, ci.CursorKind.CUDADEVICE_ATTR)
                                 for k in c.get_children()):
-                found.append(c)
+                templates.append(c)
             elif c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
                 visit(c)
 
     visit(tu.cursor)
-    return found
+    tokens = {_key(t): {k.spelling for k in tu.get_tokens(extent=t.extent)} for t in templates}
+    found = [t for t in templates if "<<<" in tokens[_key(t)] or launching & tokens[_key(t)]]
+    while more := [t for t in templates if t not in found and {f.spelling for f in found} & tokens[_key(t)]]:
+        found += more
+    return [t for t in templates if t in found]
 
 
-def _launches(template: ci.Cursor, tu: ci.TranslationUnit, macros: set[str]) -> bool:
-    return any(t.spelling == "<<<" or t.spelling in macros for t in tu.get_tokens(extent=template.extent))
+def _key(cursor: ci.Cursor) -> tuple[int, int]:
+    return cursor.hash, cursor.location.offset
 
 
 def _scope(cursor: ci.Cursor) -> str:
@@ -142,7 +159,7 @@ def planned(tu: ci.TranslationUnit, source: str) -> list[Instance]:
                      if c.kind in (ci.CursorKind.TEMPLATE_TYPE_PARAMETER, ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
                                    ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER)]
             if not kinds or any(k != ci.CursorKind.TEMPLATE_TYPE_PARAMETER for k in kinds):
-                continue  # a value parameter: no value to choose without the file's own instantiation
+                continue  # a value parameter: the instances the file's own calls make (`used_instances`)
             instances = [Instance(template.spelling, ", ".join(["float"] * len(kinds)), "", None)]
         planned += [Instance(i.name, i.args, i.ret, i.params, scope) for i in instances]
     return planned
@@ -178,3 +195,47 @@ def _walk(cursor: ci.Cursor):
     yield cursor
     for c in cursor.get_children():
         yield from _walk(c)
+
+
+def used_instances(tu: ci.TranslationUnit, source: str, callers: list[ci.Cursor]) -> list[tuple[Instance, ci.Cursor]]:
+    """The instances of launcher templates with value parameters that the file neither instantiates
+    explicitly nor can choose values for, as its own code calls them: a dispatcher's
+    `launch_impl<4, Type::Symmetric>(...)` in a function of the file, or in `callers` (instantiated
+    launchers, whose calls name their own arguments). Each such call instantiates the template, so
+    its definition is there to read; the instance is named by its arguments (`launch_impl<4, 0>`)."""
+    written = explicit_instantiations(source)
+    wanted = [t for t in launcher_templates(tu, source) if t.spelling not in written and any(
+        c.kind != ci.CursorKind.TEMPLATE_TYPE_PARAMETER for c in t.get_children()
+        if c.kind in (ci.CursorKind.TEMPLATE_TYPE_PARAMETER, ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
+                      ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER))]
+    if not wanted:
+        return []
+    todo = [c for c in _main_functions(tu) if c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition()]
+    todo += callers
+    found: dict[tuple[int, int], tuple[Instance, ci.Cursor]] = {}
+    seen: set[tuple[int, int]] = set()
+    while todo:
+        caller = todo.pop(0)
+        if _key(caller) in seen:
+            continue
+        seen.add(_key(caller))
+        for ref in _walk(caller):
+            callee = ref.referenced if ref.kind == ci.CursorKind.DECL_REF_EXPR else None
+            template = callee.specialized_template if callee is not None and callee.kind == ci.CursorKind.FUNCTION_DECL \
+                else None
+            definition = callee.get_definition() if template is not None and template in wanted else None
+            if definition is not None and _key(definition) not in found:
+                found[_key(definition)] = (Instance(template.spelling, None, "", None, _scope(template)), definition)
+                todo.append(definition)  # an instance that calls another
+    return list(found.values())
+
+
+def _main_functions(tu: ci.TranslationUnit, scope: ci.Cursor | None = None):
+    """The main file's declarations, those in namespaces and `extern "C"` blocks too."""
+    for c in (scope or tu.cursor).get_children():
+        if c.location.file is None or c.location.file.name != tu.spelling:
+            continue
+        if c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
+            yield from _main_functions(tu, c)
+        else:
+            yield c

@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from lowercheck.dialects import simt
 from lowercheck.errors import LowercheckError, Unsupported
 from lowercheck.frontends.cuda import ctype as ct
+from lowercheck.frontends.cuda import ptx
 from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.parse import (
     INCREMENTS,
@@ -93,7 +94,19 @@ class Vec:
     ctype: CType
 
 
-Value = SSAValue | Ptr | Undef | Group | Vec
+@dataclass(frozen=True)
+class Packed:
+    """The bits of a value of type `ctype` (a `uint4`) read through a reinterpreted pointer from a
+    buffer of `elem`s: the buffer's own elements, in order. The copies of packed vectors that LLM
+    kernels make (`reinterpret_cast<uint4*>(dst)[0] = reinterpret_cast<const uint4*>(src)[0]`, or
+    a `memcpy` of 16 bytes) move these elements as they are."""
+
+    lanes: tuple[SSAValue, ...]
+    elem: CType
+    ctype: CType
+
+
+Value = SSAValue | Ptr | Undef | Group | Vec | Packed
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -215,6 +228,9 @@ class KernelLowering:
         self.cells: dict[object, Ptr] = {}  # `__shared__ float total;`: a one-element shared array
         self.shared_bytes: SSAValue | None = None  # the kernel argument for `extern __shared__`
         self.serial = 0  # numbers the synthetic flags of loops with `break`
+        # Locals and parameters whose address is taken (`_warp(warp, &val)`): they live in a
+        # one-element local buffer (a cell, as shared scalars do), so that pointers to them work.
+        self.addressed: set[tuple[int, int]] = set()
 
     # -------------------------------------------------------- helpers
     def where(self, cursor: ci.Cursor):
@@ -275,6 +291,8 @@ class KernelLowering:
             raise self.unsupported("this use of a pointer value", cursor)
         if isinstance(v, Vec):
             raise self.unsupported(f"this use of a `{v.ctype.dtype}` vector value as a scalar", cursor)
+        if isinstance(v, Packed):
+            raise self.unsupported(f"using the bits of `{v.elem.dtype}` elements as a `{v.ctype.dtype}`", cursor)
         if isinstance(v, Undef):
             return self.constant(0, v.ctype, cursor)
         return v
@@ -292,12 +310,18 @@ class KernelLowering:
     def convert(self, v: Value, src: CType, dst: CType, cursor: ci.Cursor) -> Value:
         if src == dst:
             return v
+        if src.kind == "ptr" and dst.kind == "bool" and isinstance(v, Ptr):  # `if (bias)`: never null here
+            return self.constant(1, ct.BOOL, cursor)
         if src.kind == "ptr" or dst.kind == "ptr":
             if src.kind == dst.kind == "ptr" and src.elem == dst.elem:
                 return v
             if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and src.elem is not None and \
                     dst.elem is not None and src.elem.scalar == dst.elem.scalar:
                 # `reinterpret_cast<float4*>(p)`: the same buffer; offsets count scalars
+                return Ptr(v.base, v.offset, dst, v.lead)
+            if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and dst.elem is not None:
+                # `void*`, or `reinterpret_cast<uint4*>(p)` of a float or half buffer: the same
+                # buffer, whose elements keep their type; offsets count the buffer's elements
                 return Ptr(v.base, v.offset, dst, v.lead)
             raise self.unsupported(f"a conversion between `{src.dtype if src.kind != 'ptr' else 'pointer'}` "
                                    "and a pointer of another type", cursor)
@@ -330,8 +354,13 @@ class KernelLowering:
                               "report it", self.where(self.at)) from err
 
     def _lower_kernel(self, fn: ci.Cursor, name: str | None) -> func.FuncOp:
+        self.addressed |= _addressed_locals(fn)
         params = [c for c in children(fn) if c.kind == K.PARM_DECL]
         types = [self.ctype(p.type, p) for p in params]
+        for p, t in zip(params, types):
+            if t.kind == "ptr" and t.elem is not None and t.elem.kind == "void":
+                raise self.unsupported(f"the kernel parameter `{p.spelling}` of type `{p.type.spelling}` (its "
+                                       "element type is unknown)", p)
         self.block = self.entry = Block(arg_types=[t.ir for t in types])
         for p, t, arg in zip(params, types, self.block.args):
             arg.name_hint = p.spelling or None
@@ -370,19 +399,54 @@ class KernelLowering:
         params = [c for c in children(definition) if c.kind == K.PARM_DECL]
         if len(params) != len(args):
             raise self.unsupported(f"calling `{callee.spelling}` with default arguments", call)
-        values = [self.expr(a) for a in args]
-        ret = self.ctype(definition.result_type, call)
+        bound: list[tuple[ci.Cursor, Value, CType]] = []
+        written_back: list[tuple[ci.Cursor, object, CType]] = []  # (reference parameter, caller's place, type)
+        for p, a in zip(params, args):
+            ptype = p.type.get_canonical()
+            referred = ptype.get_pointee() if ptype.kind in (ci.TypeKind.LVALUEREFERENCE,
+                                                             ci.TypeKind.RVALUEREFERENCE) else None
+            if _group_type(referred if referred is not None else ptype) is not None:  # `cg::thread_block& tb`
+                bound.append((p, self.group(a), ct.VOID))
+                continue
+            if referred is None:
+                v, t = self.expr(a)
+                pt = self.ctype(p.type, p)
+                bound.append((p, self.convert(v, t, pt, a), pt))
+                continue
+            # A reference: the caller's variable, read in and (unless const) written back when the
+            # call returns; references are to a thread's own variables, so no other path sees it between.
+            pt = self.ctype(referred, p)
+            if referred.is_const_qualified():
+                v, t = self.expr(a)
+            else:
+                place = self.lvalue(a, call)
+                v, t = self.read(place, call)
+                written_back.append((p, place, pt))
+            bound.append((p, self.convert(v, t, pt, a), pt))
+        result_type = definition.result_type.get_canonical()
+        if result_type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+            result_type = result_type.get_pointee()  # `const T& max(...)`: its value (never assigned through)
+        ret = self.ctype(result_type, call)
         frame = Frame(definition, ret, f"return:{definition.spelling}:{len(self.frames)}")
         outer_keys = set(self.env)
-        for p, a, (v, t) in zip(params, args, values):
-            pt = self.ctype(p.type, p)
-            self.bind(p, self.convert(v, t, pt, a), pt)
+        self.addressed |= _addressed_locals(definition)
+        for p, v, pt in bound:
+            if isinstance(v, Group):
+                self.env[decl_key(p)] = v
+            elif decl_key(p) in self.addressed:
+                self._new_cell(p, v, pt, call)
+            else:
+                self.bind(p, v, pt)
         if ret.kind != "void":
             self.env[frame.ret_key] = Undef(ret)
             self.types[frame.ret_key] = ret
         self.frames.append(frame)
         self.seq(children(self._body(definition)))
         self.frames.pop()
+        for p, place, pt in written_back:
+            key = decl_key(p)
+            final = self.load(self.cells[key], call) if key in self.cells else self.env[key]
+            self.write(place, final, pt, call)
         result = self.env.pop(frame.ret_key, None)
         for key in list(self.env):  # the helper's locals end with it
             if key not in outer_keys:
@@ -456,6 +520,65 @@ class KernelLowering:
     def _compound(self, s: ci.Cursor) -> None:
         self.seq(children(s))
 
+    def _asm(self, s: ci.Cursor) -> None:
+        """Inline PTX that moves memory (`ptx.py`): each load or store through the address operand,
+        as the C fallback would make it; a predicated one under `scf.if`."""
+        asm = ptx.statement(s)
+        try:
+            moves = ptx.parse(asm)
+        except ptx.NotModelled as why:
+            raise self.unsupported(f"{why} in inline assembly", s) from None
+        for move in moves:
+            self._ptx_move(move, asm, s)
+
+    def _ptx_move(self, move: ptx.Move, asm: ptx.Asm, s: ci.Cursor) -> None:
+        if max(move.registers + (move.address,) + ((move.predicate,) if move.predicate is not None else ())) \
+                >= len(asm.operands) or (move.kind == "load" and max(move.registers) >= asm.outputs):
+            raise self.unsupported("an inline-assembly operand lowercheck cannot match", s)
+        address, at = self.expr(asm.operands[move.address])
+        if not isinstance(address, Ptr):
+            raise self.unsupported("a PTX address that is not a pointer to a buffer", s)
+        register = CType("int", move.width, False)
+        view = self.convert(address, at, CType("ptr", 64, False, register), s)
+        assert isinstance(view, Ptr)
+        places = [self.offset(view, self.constant(k, ct.INT, s), ct.INT, s, subtract=False) if k else view
+                  for k in range(len(move.registers))]
+        enabled = None
+        if move.predicate is not None:
+            enabled = self.to_bool(*self.expr(asm.operands[move.predicate]), s)
+        if move.kind == "load":
+            if enabled is not None and set(move.defaults) != set(move.registers):
+                raise self.unsupported("a predicated PTX load whose registers have no value when it is off", s)
+            values = self._guarded(enabled, lambda: [self.scalar(self.load(p, s), s) for p in places],
+                                   lambda: [self.constant(move.defaults[r], register, s) for r in move.registers], s)
+            for r, value in zip(move.registers, values, strict=True):
+                self.write(self.lvalue(asm.operands[r], s), value, register, s)
+            return
+        values = [self.scalar(self.convert(*self.expr(asm.operands[r]), register, s), s) for r in move.registers]
+
+        def stores() -> list[SSAValue]:
+            for place, value in zip(places, values, strict=True):
+                self.store(place, value, s)
+            return []
+        self._guarded(enabled, stores, list, s)
+
+    def _guarded(self, enabled: SSAValue | None, then, otherwise, s: ci.Cursor) -> list[SSAValue]:
+        """`then()` when `enabled` (None: always), else `otherwise()`, as one `scf.if` whose
+        results are the values either gives."""
+        if enabled is None:
+            return then()
+        saved = self.block
+        blocks = []
+        for make in (then, otherwise):
+            self.block = Block()
+            values = make()
+            self.block.add_op(self._at(scf.YieldOp(*values), s))
+            blocks.append((self.block, values))
+        self.block = saved
+        op = scf.IfOp(enabled, [v.type for v in blocks[0][1]], [blocks[0][0]], [blocks[1][0]])
+        self.emit(op, s)
+        return list(op.results)
+
     def _attributed(self, s: ci.Cursor) -> None:
         """`#pragma unroll` and `[[likely]]` wrap a statement; they change no result."""
         kids = [c for c in children(s) if c.kind.is_statement() or c.kind.is_expression()]
@@ -465,6 +588,8 @@ class KernelLowering:
 
     def _decl(self, s: ci.Cursor) -> None:
         for var in children(s):
+            if var.kind in (K.TYPE_ALIAS_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.ENUM_DECL):
+                continue  # `using T2 = __half2;`: a name for a type, no value
             if var.kind != K.VAR_DECL:
                 raise self.unsupported(f"the declaration `{var.kind.name.lower()}`", var)
             if _is_shared(var):
@@ -479,7 +604,10 @@ class KernelLowering:
                 continue
             t = self.ctype(var.type, var)
             init = [c for c in children(var) if c.kind.is_expression()]
-            if init:
+            if decl_key(var) in self.addressed and t.kind != "ptr":  # `float v; f(&v);`: in memory
+                value = self.convert(*self.expr(init[-1]), t, var) if init else None
+                self._new_cell(var, value, t, var)
+            elif init:
                 v, vt = self.expr(init[-1])
                 self.bind(var, self.convert(v, vt, t, var), t)
             else:
@@ -497,11 +625,19 @@ class KernelLowering:
             self.cells[key] = self.allocate(var, shared=True, scalar=True)
         return self.cells[key]
 
-    def allocate(self, var: ci.Cursor, shared: bool, scalar: bool = False) -> Ptr:
+    def _new_cell(self, var: ci.Cursor, value: Value | None, t: CType, e: ci.Cursor) -> None:
+        """A local whose address is taken: a one-element local buffer holding `value`."""
+        cell = self.allocate(var, shared=False, scalar=True, scalar_type=t)
+        self.cells[decl_key(var)] = cell
+        self.env.pop(decl_key(var), None)
+        if value is not None and not isinstance(value, Undef):
+            self.store(cell, self.scalar(value, e) if not isinstance(value, Vec) else value, e)
+
+    def allocate(self, var: ci.Cursor, shared: bool, scalar: bool = False, scalar_type: CType | None = None) -> Ptr:
         """`memref.alloca` for an array (`__shared__`: memory space 3, one per block; a local array:
         per thread), at the top of the kernel. `extern __shared__ T s[]` is sized by the launch's
         dynamic shared bytes, which the kernel receives as its last argument."""
-        t = self.ctype(var.type, var)
+        t = scalar_type or self.ctype(var.type, var)  # a reference parameter's cell: the referred type
         if scalar:
             t = CType("ptr", 64, False, t)
         assert t.elem is not None
@@ -687,6 +823,8 @@ class KernelLowering:
             elif tok.spelling == ";" and depth == 1:
                 semis.append(tok.extent.start.offset)
         if len(semis) != 2:
+            if len(kids) == 4:  # a `for` written by a macro (`CUDA_KERNEL_LOOP(i, n)`): all three parts
+                return kids[0], kids[1], kids[2], body
             raise self.unsupported("this `for` header", s)
         init = cond = inc = None
         for c in kids[:-1]:
@@ -1037,13 +1175,15 @@ class KernelLowering:
                 vectors.append(self.vec(v, vt, a))
             return Vec(tuple(_PAIR_LANEWISE[name](self, [vv.lanes[k] for vv in vectors], t.elem, e)
                              for k in range(t.lanes)), t), t
+        if callee.kind == K.CONSTRUCTOR and not args:  # `float4 val;`: not initialised
+            return Undef(t), t
         if callee.kind == K.CONSTRUCTOR and len(args) == 1:
             v, vt = self.expr(args[0])
-            return self.vec(v, t, e), t
+            return (v, t) if isinstance(v, Packed) else (self.vec(v, t, e), t)  # a copy: bits as they are
         kids = [c for c in children(e) if c.kind.is_expression()]
         if callee.spelling == "operator=" and len(kids) == 3:
             v, vt = self.expr(kids[2])
-            return self.write(self.lvalue(kids[0], e), self.vec(v, t, e), t, e)
+            return self.write(self.lvalue(kids[0], e), v if isinstance(v, Packed) else self.vec(v, t, e), t, e)
         raise self.unsupported(f"the vector operation `{_text(e)}`", e)
 
     def group(self, e: ci.Cursor) -> Group:
@@ -1080,6 +1220,14 @@ class KernelLowering:
         kids = children(e)
         vt = ct.from_clang(kids[0].type) if kids else None
         if vt is not None and vt.kind == "vec" and member_name(e) in _LANES:
+            inner = _strip(kids[0])
+            if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                place = self._subscript_ptr(inner)
+                if self.punned(place):  # `data[0].x` of a `uint4*` over halves: that lane's bits
+                    k = _LANES[member_name(e)]
+                    if k >= vt.lanes:
+                        raise self.unsupported(f"the lane `{_text(e)}`", e)
+                    return self.scalar(self.load(self.lane(place, k, e), e), e), vt.scalar
             v, t = self.expr(kids[0])
             k = _LANES[member_name(e)]
             if k >= t.lanes:
@@ -1120,8 +1268,9 @@ class KernelLowering:
     def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool) -> Ptr:
         idx = self.to_index(i, it, e)
         assert p.ctype.elem is not None
-        if p.ctype.elem.kind == "vec":  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
-            idx = self.emit1(arith.MuliOp(idx, self.index_const(p.ctype.elem.lanes, e)), e)
+        step = self.elements_per(p, e)  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
+        if step != 1:
+            idx = self.emit1(arith.MuliOp(idx, self.index_const(step, e)), e)
         if len(p.lead) + 1 < p.rank:
             raise self.unsupported(f"pointer arithmetic on a multi-dimensional array in `{_text(e)}`", e)
         if p.offset is None and not subtract:
@@ -1135,30 +1284,122 @@ class KernelLowering:
             raise self.unsupported(f"the partial subscript `{_text(e)}` of a multi-dimensional array", e)
         return [*p.lead, p.offset if p.offset is not None else self.index_const(0, e)]
 
+    def elements_per(self, p: Ptr, e: ci.Cursor) -> int:
+        """How many of the buffer's elements one element of `p`'s type spans: 1, a vector's lanes
+        (`float4*` over floats), or its width over theirs (`uint4*` over halves: 8)."""
+        elem = p.ctype.elem
+        assert elem is not None
+        if elem.kind == "vec" and elem.scalar.ir == _base_elem(p):
+            return elem.lanes
+        if elem.kind == "void":
+            raise self.unsupported("arithmetic or access through a `void *`", e)
+        if elem.ir == _base_elem(p) and elem.kind != "vec":
+            return 1
+        width, base = elem.width, _ir_bits(_base_elem(p))
+        if base is None or width % base:
+            raise self.unsupported(f"a `{elem.dtype}` pointer over a buffer of `{_base_elem(p)}` (not a whole "
+                                   "number of its elements)", e)
+        return width // base
+
+    def punned(self, p: Ptr) -> bool:
+        """Whether `p` reads its buffer as another type (`uint4*` over floats), not lane by lane."""
+        elem = p.ctype.elem
+        assert elem is not None
+        return elem.scalar.ir != _base_elem(p)
+
     def load(self, p: Ptr, e: ci.Cursor):
-        """The element at `p`: one memref.load, or one per lane of a vector."""
+        """The element at `p`: one memref.load, one per lane of a vector, or, through a reinterpreted
+        pointer, the buffer's elements it spans (`Packed`; a scalar of the same width: bitcast)."""
         assert p.ctype.elem is not None
+        if self.punned(p):
+            return self._load_punned(p, e)
         if p.ctype.elem.kind == "vec":
             return Vec(tuple(self.load(self.lane(p, k, e), e) for k in range(p.ctype.elem.lanes)), p.ctype.elem)
         return self.emit1(memref.LoadOp.get(p.base, self.indices(p, e)), e)
 
+    def _load_punned(self, p: Ptr, e: ci.Cursor) -> Value:
+        elem = p.ctype.elem
+        assert elem is not None
+        count = self.elements_per(p, e)
+        lanes = tuple(self.emit1(memref.LoadOp.get(p.base, self.indices(self._element(p, k, e), e)), e)
+                      for k in range(count))
+        if count == 1 and elem.kind != "vec":  # `*(int*)&f`: the same bits as another type
+            return self.emit1(arith.BitcastOp(lanes[0], elem.ir), e)
+        if elem.kind == "int":  # a 32-bit register of two halves: element k is bits 16k .. 16k+15
+            return self._combined(lanes, elem, e)
+        return Packed(lanes, _ctype_of(_base_elem(p)), elem)
+
+    def _combined(self, lanes: tuple[SSAValue, ...], elem: CType, e: ci.Cursor) -> SSAValue:
+        """The integer whose little-endian pieces are `lanes` (each bitcast to an integer first)."""
+        width = _ir_bits(lanes[0].type) or 0
+        total = None
+        for k, lane in enumerate(lanes):
+            bits = lane if isinstance(lane.type, IntegerType) else self.emit1(arith.BitcastOp(lane, IntegerType(width)), e)
+            piece = self.emit1(arith.ExtUIOp(bits, elem.ir), e)
+            if k:
+                piece = self.emit1(arith.ShLIOp(piece, self.constant(k * width, elem, e)), e)
+            total = piece if total is None else self.emit1(arith.OrIOp(total, piece), e)
+        assert total is not None
+        return total
+
+    def _pieces(self, v: SSAValue, base: Attribute, count: int, e: ci.Cursor) -> list[SSAValue]:
+        """The `count` little-endian pieces of the integer `v`, each as a `base` element."""
+        width = _ir_bits(base) or 0
+        vt = _ctype_of(v.type)
+        out = []
+        for k in range(count):
+            shifted = self.emit1(arith.ShRUIOp(v, self.constant(k * width, vt, e)), e) if k else v
+            piece = self.emit1(arith.TruncIOp(shifted, IntegerType(width)), e)
+            out.append(piece if isinstance(base, IntegerType) else self.emit1(arith.BitcastOp(piece, base), e))
+        return out
+
     def store(self, p: Ptr, v, e: ci.Cursor) -> None:
         assert p.ctype.elem is not None
+        if self.punned(p):
+            return self._store_punned(p, v, e)
         if p.ctype.elem.kind == "vec":
             for k, lane in enumerate(v.lanes):
                 self.store(self.lane(p, k, e), lane, e)
             return
         self.emit(memref.StoreOp.get(v, p.base, self.indices(p, e)), e)
 
+    def _store_punned(self, p: Ptr, v, e: ci.Cursor) -> None:
+        """Through a reinterpreted pointer: a `Packed` value of the buffer's element type, element by
+        element; a scalar as wide as one element, bitcast; a zero (`data[0].x = 0`), zeros."""
+        count = self.elements_per(p, e)
+        base = _base_elem(p)
+        if isinstance(v, Packed) and v.elem.ir == base and len(v.lanes) == count:
+            lanes = list(v.lanes)
+        elif isinstance(v, SSAValue) and count == 1 and _ir_bits(v.type) == _ir_bits(base):
+            lanes = [self.emit1(arith.BitcastOp(v, base), e) if v.type != base else v]
+        elif isinstance(v, SSAValue) and _is_zero(v):
+            lanes = [self.constant(0, _ctype_of(base), e)] * count
+        elif isinstance(v, SSAValue) and isinstance(v.type, IntegerType) and _ir_bits(v.type) == count * _ir_bits(base):
+            lanes = self._pieces(v, base, count, e)  # a register of two halves, split
+        else:
+            raise self.unsupported(f"storing `{_text(e)}` through a `{p.ctype.elem.dtype}` pointer over a buffer "
+                                   f"of `{base}`", e)
+        for k, lane in enumerate(lanes):
+            self.emit(memref.StoreOp.get(lane, p.base, self.indices(self._element(p, k, e), e)), e)
+
+    def _element(self, p: Ptr, k: int, e: ci.Cursor) -> Ptr:
+        """The address k buffer elements past `p`."""
+        if k == 0:
+            return p
+        base = p.offset if p.offset is not None else self.index_const(0, e)
+        return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k, e)), e), p.ctype, p.lead)
+
     def lane(self, p: Ptr, k: int, e: ci.Cursor) -> Ptr:
-        """The address of lane k of the vector at `p`."""
+        """The address of lane k of the vector at `p` (through a reinterpreted pointer, lane k of a
+        `uint4` over halves is two of them)."""
         elem = p.ctype.elem
         assert elem is not None and elem.elem is not None
         scalar_ptr = CType("ptr", 64, False, elem.elem)
+        step = self.elements_per(p, e) // elem.lanes if self.punned(p) else 1
         if k == 0:
             return Ptr(p.base, p.offset, scalar_ptr, p.lead)
         base = p.offset if p.offset is not None else self.index_const(0, e)
-        return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k, e)), e), scalar_ptr, p.lead)
+        return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k * step, e)), e), scalar_ptr, p.lead)
 
     def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
         p = self._subscript_ptr(e)
@@ -1204,6 +1445,9 @@ class KernelLowering:
         """Store `v` converted to the target's type; returns the value stored (C's result)."""
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
+            if isinstance(v, Packed) or (self.punned(place) and place.ctype.elem.kind == "vec"):
+                self.store(place, v, e)  # the bits as they are (a packed copy)
+                return v, place.ctype.elem
             if place.ctype.elem.kind == "vec":
                 stored = self.vec(v, place.ctype.elem, e)
             else:
@@ -1228,6 +1472,10 @@ class KernelLowering:
             return self.write(self.lvalue(lhs, e), v, t, e)
         if op in (B.LAnd, B.LOr):
             return self._logical(e, op, lhs, rhs)
+        if op in (B.EQ, B.NE) and any(_is_null(side) for side in (lhs, rhs)):
+            # a buffer against nullptr (an optional bias): every pointer a kernel receives here
+            # is a buffer, never null (lowercheck passes one for each parameter)
+            return self.constant(int(op == B.NE), ct.BOOL, e), ct.BOOL
         if op == B.Comma:
             self.expr(lhs)
             return self.expr(rhs)
@@ -1468,6 +1716,7 @@ _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = 
     K.DO_STMT: KernelLowering._do,
     K.NULL_STMT: lambda lo, s: None,
     K.UNEXPOSED_STMT: KernelLowering._attributed,
+    K.ASM_STMT: KernelLowering._asm,
 }
 
 _STATEMENT_NAMES = {K.BREAK_STMT: "`break`", K.SWITCH_STMT: "`switch`", K.GOTO_STMT: "`goto`",
@@ -1479,6 +1728,7 @@ _EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Va
     K.FLOATING_LITERAL: KernelLowering._literal,
     K.CXX_BOOL_LITERAL_EXPR: KernelLowering._literal,
     K.CXX_UNARY_EXPR: KernelLowering._literal,  # sizeof
+    K.SIZE_OF_PACK_EXPR: KernelLowering._literal,  # sizeof...(Ts): a constant of the instance
     K.PAREN_EXPR: KernelLowering._paren,
     K.DECL_REF_EXPR: KernelLowering._decl_ref,
     K.MEMBER_REF_EXPR: KernelLowering._member,
@@ -1490,6 +1740,49 @@ _EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Va
     K.CALL_EXPR: KernelLowering._call,
     **{kind: KernelLowering._cast for kind in _CASTS},
 }
+
+
+def _base_elem(p: Ptr) -> Attribute:
+    """The element type of the buffer behind `p` (whatever type `p` reads it as)."""
+    return p.base.type.element_type  # type: ignore[attr-defined]  # base is a memref
+
+
+def _ir_bits(t: Attribute) -> int | None:
+    width = getattr(t, "bitwidth", None)
+    return width if isinstance(width, int) else None
+
+
+def _ctype_of(t: Attribute) -> CType:
+    """The CType of a buffer's IR element type."""
+    if isinstance(t, IntegerType):
+        return CType("int", t.width.data, True)
+    return CType("bfloat", 16) if str(t) == "bf16" else CType("float", _ir_bits(t) or 32)
+
+
+def _addressed_locals(fn: ci.Cursor) -> set[tuple[int, int]]:
+    """The local variables and parameters of `fn` whose address `&x` is taken."""
+    found = set()
+    for c in walk(fn):
+        if c.kind == K.UNARY_OPERATOR and children(c):
+            tokens = list(c.get_tokens())
+            target = _strip(children(c)[0])
+            if tokens and tokens[0].spelling == "&" and target.kind == K.DECL_REF_EXPR and target.referenced \
+                    is not None and target.referenced.kind in (K.VAR_DECL, K.PARM_DECL) \
+                    and not _is_array(target.referenced.type.get_canonical()) and not _is_shared(target.referenced):
+                found.add(decl_key(target.referenced))
+    return found
+
+
+def _is_null(e: ci.Cursor) -> bool:
+    """`nullptr`, `NULL` or `0` where a pointer is compared."""
+    e = _strip(e)
+    return e.kind == K.CXX_NULL_PTR_LITERAL_EXPR or (e.kind == K.GNU_NULL_EXPR if hasattr(K, "GNU_NULL_EXPR") else False)
+
+
+def _is_zero(v: SSAValue) -> bool:
+    owner = v.owner
+    return isinstance(owner, arith.ConstantOp) and getattr(owner.value, "value", None) is not None \
+        and owner.value.value.data == 0
 
 
 def _is_array(t: ci.Type) -> bool:
@@ -1622,6 +1915,23 @@ def _rounded_to_int(rounding: type[Operation] | None):
         rt = lo.ctype(e.type, e)
         return lo.convert(v, t, rt, e), rt
     return lower
+
+
+def _memcpy(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """Device-side `memcpy(dst, src, bytes)` with a constant byte count between buffers of one
+    element type (a packed vector moved into registers): the elements it spans, one by one."""
+    if len(args) != 3 or not isinstance(evaluate(args[2]), int):
+        raise lo.unsupported("`memcpy` with a byte count that is not a constant", e)
+    dst, src = (lo.expr(a)[0] for a in args[:2])
+    if not (isinstance(dst, Ptr) and isinstance(src, Ptr)) or _base_elem(dst) != _base_elem(src):
+        raise lo.unsupported("`memcpy` between buffers of different element types", e)
+    bits, width = 8 * evaluate(args[2]), _ir_bits(_base_elem(src))
+    if width is None or bits % width:
+        raise lo.unsupported(f"`memcpy` of {evaluate(args[2])} bytes: not whole `{_base_elem(src)}` elements", e)
+    for k in range(bits // width):
+        value = lo.emit1(memref.LoadOp.get(src.base, lo.indices(lo._element(src, k, e), e)), e)
+        lo.emit(memref.StoreOp.get(value, dst.base, lo.indices(lo._element(dst, k, e), e)), e)
+    return dst, CType("ptr", 64, False, ct.VOID)
 
 
 def _mul24(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
@@ -1772,7 +2082,7 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     "__syncwarp": _syncwarp,
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
     **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
-    "__mul24": _mul24, "__umul24": _mul24,
+    "__mul24": _mul24, "__umul24": _mul24, "memcpy": _memcpy,
     **{f"__{src}2{dst}_{mode}": _rounded_to_int(rounding)
        for src in ("float", "double") for dst in ("int", "uint", "ll", "ull")
        for mode, rounding in (("rn", mathd.RoundEvenOp), ("rd", mathd.FloorOp), ("ru", mathd.CeilOp),

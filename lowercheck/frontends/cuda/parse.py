@@ -43,7 +43,8 @@ _EMPTY_HEADERS = (
     "assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "string.h", "cstring",
     "cuda_fp16.h", "cuda_bf16.h", "vector_types.h", "cooperative_groups.h", "cuda_fp16.hpp",
     "cooperative_groups/reduce.h", "torch/extension.h", "ATen/ATen.h", "c10/cuda/CUDAStream.h",
-    "ATen/cuda/CUDAContext.h", "vector", "algorithm", "cmath.h",
+    "ATen/cuda/CUDAContext.h", "vector", "algorithm", "cmath.h", "curand.h", "curand_kernel.h", "string",
+    "array", "optional", "c10/util/Optional.h",
 )
 
 
@@ -67,20 +68,32 @@ _PROJECT_DEPTH = 4
 _INCLUDE_FOLDERS = ("", "include", "includes", "inc")
 
 
+_HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".inl")
+
+
 def include_folders(file: Path, missing: list[str]) -> list[Path]:
     """The project's own include folders, as a build would pass them with -I: for each header not
     beside its includer, the nearest folder among the file's ancestors (up to `_PROJECT_DEPTH`),
     or their `include`/`includes` subfolders, that holds it (DeepSpeed's kernels include
-    "reduction_utils.h" from csrc/includes)."""
+    "reduction_utils.h" from csrc/includes). Failing that, a project header (`.h`, `.cuh`, ...) in
+    one subfolder of the nearest ancestor that has one: builds pass their sibling folders too
+    (DeepSpeed's ragged_ops/embed/embed_cuda.cu includes "ragged_dtypes.h" from
+    ragged_ops/ragged_helpers/); the file system's root is not searched."""
     found: list[Path] = []
-    ancestors = [file.parent, *list(file.parent.parents)[:_PROJECT_DEPTH]]
+    ancestors = [a for a in [file.parent, *list(file.parent.parents)[:_PROJECT_DEPTH]] if a.parent != a]
     for header in missing:
+        hits: list[Path] = []
         for ancestor in ancestors:
             hits = [ancestor / sub for sub in _INCLUDE_FOLDERS if (ancestor / sub / header).is_file()]
             if hits:
-                if hits[0] not in found:
-                    found.append(hits[0])
                 break
+        if not hits and header.endswith(_HEADER_SUFFIXES):
+            for ancestor in ancestors:
+                hits = sorted(p.parent for p in ancestor.glob(f"*/{header}") if p.is_file())
+                if hits:
+                    break
+        if hits and hits[0] not in found:
+            found.append(hits[0])
     return found
 
 
@@ -225,10 +238,14 @@ def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: l
                     unsaved: list[tuple[str, str]]) -> tuple[ci.TranslationUnit, list[tuple[Instance, ci.Cursor]]]:
     """The unit parsed again with a probe line per instance of its launcher templates appended
     (`instances.py`); a probe clang rejects (an instantiation that does not compile) is left out,
-    so that it is no error of the file. Unchanged when the file has no launcher template."""
-    planned = instances.planned(tu, source) if "template" in source else []
-    if not planned:
+    so that it is no error of the file. Then the instances the file's own calls make of the
+    templates it does not instantiate itself (`instances.used_instances`). Unchanged when the file
+    has no launcher template."""
+    if "template" not in source:
         return tu, []
+    planned = instances.planned(tu, source)
+    if not planned:
+        return tu, instances.used_instances(tu, source, [])
     lines = instances.probe_lines(planned)
     first = source.count("\n") + 2  # the probes' first line: after the source and one newline
     for _ in range(2):  # once with every probe, once more without the rejected ones
@@ -241,7 +258,8 @@ def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: l
         if not rejected:
             break
         lines = ["" if i in rejected else line for i, line in enumerate(lines)]
-    return tu, instances.instantiated(tu, planned)
+    found = instances.instantiated(tu, planned)
+    return tu, found + instances.used_instances(tu, source, [fn for _, fn in found])
 
 
 def launcher_instances(path: str | os.PathLike) -> list[tuple[Instance, ci.Cursor]]:

@@ -58,7 +58,37 @@ extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
 typedef struct CUstream_st *cudaStream_t;
-typedef enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
+/* The runtime's error codes, with the real headers' values (host code compares and returns them). */
+typedef enum cudaError {
+  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4, cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701, cudaErrorLaunchTimeout = 702, cudaErrorLaunchFailure = 719,
+  cudaErrorNotSupported = 801, cudaErrorUnknown = 999
+} cudaError_t;
+typedef struct CUevent_st *cudaEvent_t;
+/* The device's properties as host code queries them to size a launch (the fields libraries read). */
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin, sharedMemPerMultiprocessor;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, l2CacheSize, maxBlocksPerMultiProcessor;
+};
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxSharedMemoryPerBlock = 8, cudaDevAttrWarpSize = 10,
+  cudaDevAttrMultiProcessorCount = 16, cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
   cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
@@ -77,14 +107,37 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 const char *cudaGetErrorString(cudaError_t error);
+const char *cudaGetErrorName(cudaError_t error);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+cudaError_t cudaMallocHost(void **ptr, size_t bytes);
+cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream = 0);
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
 __HD__ int printf(const char *format, ...);
 void *malloc(size_t bytes);
 void free(void *ptr);
 void *memset(void *ptr, int value, size_t bytes);
-void *memcpy(void *dst, const void *src, size_t bytes);
+__host__ __device__ void *memcpy(void *dst, const void *src, size_t bytes);
 void exit(int status);
 }
 template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes) { return cudaMalloc((void **)ptr, bytes); }
+template <class T> cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int value);
 
 /* The guards of the real headers, which files test to see what is available. */
 #define __CUDA_FP16_H__
@@ -117,9 +170,20 @@ __HD__ float __double2float_rn(double);
   __device__ bool __heq(T, T); __device__ bool __hne(T, T); __device__ bool __hlt(T, T); \
   __device__ bool __hle(T, T); __device__ bool __hgt(T, T); __device__ bool __hge(T, T);
 __LC_HALF_OPS(__half) __LC_HALF_OPS(__nv_bfloat16)
+/* Half-precision math (`hrsqrt`, `hexp`, `__habs`, ...): declared so that kernels parse; lower.py lowers
+ * none of them yet, so a kernel that calls one is LC901 at that call, never a guess. */
+#define __LC_HALF_MATH(T) \
+  __device__ T __habs(T); __device__ T hsqrt(T); __device__ T hrsqrt(T); __device__ T hrcp(T); \
+  __device__ T hexp(T); __device__ T hexp2(T); __device__ T hexp10(T); __device__ T hlog(T); \
+  __device__ T hlog2(T); __device__ T hlog10(T); __device__ T hsin(T); __device__ T hcos(T); \
+  __device__ T hfloor(T); __device__ T hceil(T); __device__ T htrunc(T); __device__ T hrint(T);
+__LC_HALF_MATH(__half) __LC_HALF_MATH(__nv_bfloat16)
 
 /* Pairs of halves: vectors of two lanes (lower.py), with their conversions and lane-wise ops. */
 struct __half2 { __half x, y; };
+/* The bit patterns of halves (cuda_fp16.h's `__half_raw`), which code reinterprets memory as. */
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
 typedef __half2 half2;
 struct __nv_bfloat162 { __nv_bfloat16 x, y; };
 typedef __nv_bfloat162 nv_bfloat162;
@@ -128,6 +192,26 @@ typedef __nv_bfloat162 nv_bfloat162;
   __device__ T2 __h2div(T2, T2); __device__ T2 __hfma2(T2, T2, T2); __device__ T2 __hmax2(T2, T2); \
   __device__ T2 __hmin2(T2, T2); __device__ T2 __hneg2(T2);
 __LC_HALF2_OPS(__half2, __half) __LC_HALF2_OPS(__nv_bfloat162, __nv_bfloat16)
+/* Lane-wise half2 math, comparisons and C++ operators (cuda_fp16.hpp's `a + b` on two __half2):
+ * declared so that kernels parse; lower.py lowers none of them yet (LC901 at the call). */
+#define __LC_HALF2_MATH(T2) \
+  __device__ T2 __habs2(T2); __device__ T2 h2sqrt(T2); __device__ T2 h2rsqrt(T2); __device__ T2 h2rcp(T2); \
+  __device__ T2 h2exp(T2); __device__ T2 h2exp2(T2); __device__ T2 h2exp10(T2); __device__ T2 h2log(T2); \
+  __device__ T2 h2log2(T2); __device__ T2 h2log10(T2); __device__ T2 h2sin(T2); __device__ T2 h2cos(T2); \
+  __device__ T2 h2floor(T2); __device__ T2 h2ceil(T2); __device__ T2 h2trunc(T2); __device__ T2 h2rint(T2); \
+  __device__ T2 __hadd2_sat(T2, T2); __device__ T2 __hsub2_sat(T2, T2); __device__ T2 __hmul2_sat(T2, T2); \
+  __device__ T2 __hfma2_sat(T2, T2, T2); __device__ T2 __heq2(T2, T2); __device__ T2 __hne2(T2, T2); \
+  __device__ T2 __hlt2(T2, T2); __device__ T2 __hle2(T2, T2); __device__ T2 __hgt2(T2, T2); \
+  __device__ T2 __hge2(T2, T2); __device__ bool __hbeq2(T2, T2); __device__ bool __hbne2(T2, T2); \
+  __device__ bool __hblt2(T2, T2); __device__ bool __hble2(T2, T2); __device__ bool __hbgt2(T2, T2); \
+  __device__ bool __hbge2(T2, T2); __device__ T2 __lowhigh2highlow(T2); \
+  __device__ T2 operator+(const T2 &, const T2 &); __device__ T2 operator-(const T2 &, const T2 &); \
+  __device__ T2 operator*(const T2 &, const T2 &); __device__ T2 operator/(const T2 &, const T2 &); \
+  __device__ T2 operator-(const T2 &); __device__ T2 operator+(const T2 &); \
+  __device__ T2 &operator+=(T2 &, const T2 &); __device__ T2 &operator-=(T2 &, const T2 &); \
+  __device__ T2 &operator*=(T2 &, const T2 &); __device__ T2 &operator/=(T2 &, const T2 &); \
+  __device__ bool operator==(const T2 &, const T2 &); __device__ bool operator!=(const T2 &, const T2 &);
+__LC_HALF2_MATH(__half2) __LC_HALF2_MATH(__nv_bfloat162)
 /* S: `half` or `bfloat16`, T2 its pair type, T its scalar (lower.py's _PAIR_* tables spell them so). */
 #define __LC_HALF2_CONVERSIONS(T2, T, S) \
   __HD__ T2 __floats2##S##2_rn(float, float); __HD__ T2 __float2##S##2_rn(float); \
@@ -151,11 +235,44 @@ __HD__ float4 make_float4(float, float, float, float);
 __HD__ int2 make_int2(int, int);
 __HD__ int4 make_int4(int, int, int, int);
 
-/* Math: the C function and CUDA's float overload of each name. */
+/* cuRAND (<curand_kernel.h>, <curand.h>): the device generators' states and draws, and the host
+ * generator's handle. Declared so that kernels and launchers parse; lower.py lowers none of them, so
+ * a kernel that draws random numbers is LC901 at its first cuRAND call. */
+struct curandStatePhilox4_32_10 { uint4 ctr, output; uint2 key; unsigned int STATE; int boxmuller_flag; };
+typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
+struct curandStateXORWOW { unsigned int d, v[5]; int boxmuller_flag; };
+typedef struct curandStateXORWOW curandStateXORWOW_t;
+typedef struct curandStateXORWOW curandState_t;
+typedef struct curandStateXORWOW curandState;
+#define __LC_CURAND(S) \
+  __device__ void curand_init(unsigned long long seed, unsigned long long subsequence, \
+                              unsigned long long offset, S *state); \
+  __device__ unsigned int curand(S *state); __device__ float curand_uniform(S *state); \
+  __device__ double curand_uniform_double(S *state); __device__ float curand_normal(S *state); \
+  __device__ float2 curand_normal2(S *state); __device__ unsigned int curand_poisson(S *state, double lambda);
+__LC_CURAND(curandStatePhilox4_32_10_t) __LC_CURAND(curandStateXORWOW_t)
+__device__ uint4 curand4(curandStatePhilox4_32_10_t *state);
+__device__ float4 curand_uniform4(curandStatePhilox4_32_10_t *state);
+__device__ float4 curand_normal4(curandStatePhilox4_32_10_t *state);
+typedef struct curandGenerator_st *curandGenerator_t;
+typedef enum curandStatus { CURAND_STATUS_SUCCESS = 0 } curandStatus_t;
+typedef enum curandRngType {
+  CURAND_RNG_PSEUDO_DEFAULT = 100, CURAND_RNG_PSEUDO_XORWOW = 101, CURAND_RNG_PSEUDO_PHILOX4_32_10 = 161
+} curandRngType_t;
+extern "C" {
+curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t type);
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
+curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream);
+curandStatus_t curandDestroyGenerator(curandGenerator_t generator);
+}
+
+/* Math: the C function and CUDA's float overload of each name; two arguments of other types (`pow(2.0,
+ * x)` with x a float, `pow(x, 2)`) are computed in double, as <cmath>'s overloads for them do. */
 #define __LC_MATH1(name) \
   __HD__ float name##f(float); __HD__ double name(double); __HD__ float name(float);
 #define __LC_MATH2(name) \
-  __HD__ float name##f(float, float); __HD__ double name(double, double); __HD__ float name(float, float);
+  __HD__ float name##f(float, float); __HD__ double name(double, double); __HD__ float name(float, float); \
+  template <class A, class B> __HD__ double name(A, B);
 __LC_MATH1(exp) __LC_MATH1(exp2) __LC_MATH1(expm1) __LC_MATH1(log) __LC_MATH1(log2) __LC_MATH1(log10)
 __LC_MATH1(log1p) __LC_MATH1(sqrt) __LC_MATH1(rsqrt) __LC_MATH1(cbrt) __LC_MATH1(sin) __LC_MATH1(cos)
 __LC_MATH1(tan) __LC_MATH1(asin) __LC_MATH1(acos) __LC_MATH1(atan) __LC_MATH1(sinh) __LC_MATH1(cosh)
@@ -301,8 +418,31 @@ template <class E> class initializer_list {
   constexpr const E *begin() const noexcept { return begin_; }
   constexpr const E *end() const noexcept { return begin_ + size_; }
 };
+/* <optional>: what an ATen signature's `c10::optional<at::Tensor>` needs. */
+struct nullopt_t { constexpr explicit nullopt_t(int) {} };
+inline constexpr nullopt_t nullopt{0};
+template <class T> class optional {
+ public:
+  optional();
+  optional(nullopt_t);
+  optional(const T &value);
+  bool has_value() const;
+  explicit operator bool() const;
+  T &value();
+  const T &value() const;
+  T &operator*();
+  const T &operator*() const;
+  T *operator->();
+  const T *operator->() const;
+  template <class U> T value_or(U &&fallback) const;
+};
 }  // namespace std
 namespace c10 {
+using std::nullopt;
+using std::nullopt_t;
+template <class T> using optional = std::optional<T>;
+typedef __half Half;
+typedef __nv_bfloat16 BFloat16;
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
 enum class DeviceType { CPU, CUDA };
 struct Device { Device(DeviceType type = DeviceType::CUDA, int index = 0); };
@@ -321,6 +461,10 @@ struct TensorOptions {
 };
 }  // namespace c10
 namespace at {
+using c10::BFloat16;
+using c10::Half;
+using c10::nullopt;
+using c10::optional;
 using c10::Device;
 using c10::DeviceType;
 using c10::IntArrayRef;
@@ -331,8 +475,13 @@ constexpr ScalarType kFloat = ScalarType::Float, kFloat32 = ScalarType::Float, k
                      kFloat64 = ScalarType::Double, kInt = ScalarType::Int, kInt32 = ScalarType::Int,
                      kLong = ScalarType::Long, kInt64 = ScalarType::Long, kBool = ScalarType::Bool;
 constexpr DeviceType kCUDA = DeviceType::CUDA, kCPU = DeviceType::CPU;
+/* What the deprecated `x.type()` returns: host code asks it for the element type. */
+struct DeprecatedTypeProperties {
+  ScalarType scalarType() const;
+};
 class Tensor {
  public:
+  DeprecatedTypeProperties type() const;
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
   int64_t numel() const;
@@ -413,6 +562,99 @@ template <class T> struct enable_if<true, T> { typedef T type; };
 template <bool C, class T = void> using enable_if_t = typename enable_if<C, T>::type;
 template <bool C, class A, class B> struct conditional { typedef A type; };
 template <class A, class B> struct conditional<false, A, B> { typedef B type; };
+/* <vector>, <array>, <string>: containers host code builds its arguments in. */
+template <class T> class vector {
+  T *data_;
+  size_t size_;
+ public:
+  typedef T value_type;
+  typedef T *iterator;
+  typedef const T *const_iterator;
+  typedef size_t size_type;
+  vector();
+  explicit vector(size_t count);
+  vector(size_t count, const T &value);
+  vector(initializer_list<T> values);
+  template <class It> vector(It first, It last);
+  size_t size() const;
+  bool empty() const;
+  T *data();
+  const T *data() const;
+  T &operator[](size_t i);
+  const T &operator[](size_t i) const;
+  T &at(size_t i);
+  const T &at(size_t i) const;
+  T &front();
+  const T &front() const;
+  T &back();
+  const T &back() const;
+  T *begin();
+  const T *begin() const;
+  T *end();
+  const T *end() const;
+  void push_back(const T &value);
+  template <class... A> T &emplace_back(A &&...args);
+  void pop_back();
+  void reserve(size_t count);
+  void resize(size_t count);
+  void resize(size_t count, const T &value);
+  void clear();
+};
+template <class T, size_t N> struct array {
+  T elems_[N ? N : 1];
+  constexpr size_t size() const { return N; }
+  T &operator[](size_t i) { return elems_[i]; }
+  const T &operator[](size_t i) const { return elems_[i]; }
+  T *data() { return elems_; }
+  const T *data() const { return elems_; }
+  T *begin() { return elems_; }
+  const T *begin() const { return elems_; }
+  T *end() { return elems_ + N; }
+  const T *end() const { return elems_ + N; }
+};
+class string {
+ public:
+  string();
+  string(const char *text);
+  string(const char *text, size_t count);
+  string(size_t count, char c);
+  const char *c_str() const;
+  const char *data() const;
+  size_t size() const;
+  size_t length() const;
+  bool empty() const;
+  char &operator[](size_t i);
+  const char &operator[](size_t i) const;
+  string &operator+=(const string &other);
+  string substr(size_t pos, size_t count = size_t(-1)) const;
+};
+string operator+(const string &a, const string &b);
+string operator+(const string &a, const char *b);
+string operator+(const char *a, const string &b);
+bool operator==(const string &a, const string &b);
+bool operator==(const string &a, const char *b);
+bool operator!=(const string &a, const string &b);
+bool operator!=(const string &a, const char *b);
+string to_string(int value);
+string to_string(long value);
+string to_string(long long value);
+string to_string(unsigned value);
+string to_string(unsigned long value);
+string to_string(unsigned long long value);
+string to_string(float value);
+string to_string(double value);
+/* <cmath>'s names in std (the shim's math functions, by a using-declaration). */
+using ::abs;
+using ::ceil;
+using ::exp;
+using ::fabs;
+using ::floor;
+using ::fmax;
+using ::fmin;
+using ::log;
+using ::log2;
+using ::pow;
+using ::sqrt;
 template <class T> __HD__ constexpr const T &min(const T &a, const T &b) { return b < a ? b : a; }
 template <class T> __HD__ constexpr const T &max(const T &a, const T &b) { return a < b ? b : a; }
 }  // namespace std

@@ -1,12 +1,17 @@
 """A pallas_call's kernel body as tile IR: one `tt.func` that `extract-accesses` reads like a Triton
 kernel (see docs/CONVENTIONS-IR.md, "Pallas kernel IR").
 
-The function takes one `!tt.ptr<T>` per ref (inputs, then outputs). Its prologue computes, per
-BlockSpec, the block index from the program ids (the `index_map` jaxpr, as arith ops) and the
-window start `block index * block size` along each array dimension. A ref access in the body
-(`x_ref[...]`, `x_ref[pl.ds(i, 16), :]`, `x_ref[3]`, `plgpu.load(x_ref.at[...], mask=...)`) is a
-`tt.load`/`tt.store` whose pointers are the window start plus the in-block index along each array
-dimension, flattened row-major over the whole array: one `tt.make_range` per lane (see `lanes.py`).
+The function takes one `!tt.ptr<T>` per ref (scalar-prefetch operands, whole arrays; then inputs,
+then outputs); a scratch buffer (`scratch_shapes`) is a `memref.alloca` in address space 3 (one per
+program, as a CUDA `__shared__` array), addressed the same way. Its prologue computes the program
+index of each grid axis (a grid of more than three axes folds its leading axes into launch axis 0),
+per BlockSpec the block index from them (the `index_map` jaxpr, as arith ops, reading the prefetched
+arrays where it does) and the window start `block index * block size` along each array dimension.
+A ref access in the body (`x_ref[...]`, `x_ref[pl.ds(i, 16), :]`, `x_ref[3]`, `plgpu.load(x_ref.at[...],
+mask=...)`, index arrays `x_ref.at[rows[:, None], cols[None, :]]`) is a `tt.load`/`tt.store` whose
+pointers are the window start plus the in-block index along each array dimension (an index array's
+values along its dimension), flattened row-major over the whole array: one `tt.make_range` per lane
+(see `lanes.py`).
 
 Padding: where the block does not divide the array, the last block's elements past the end are
 what Pallas pads (reads see unspecified values, writes are dropped); the access is guarded by
@@ -24,9 +29,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from math import prod
 from typing import Any
 
-from xdsl.dialects import arith, math, scf
+from xdsl.dialects import arith, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
@@ -47,7 +53,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from lowercheck.dialects import tt
 from lowercheck.errors import SourceLocation, Unsupported
-from lowercheck.frontends.pallas.capture import location
+from lowercheck.frontends.pallas.capture import location, row_major
 from lowercheck.frontends.pallas.lanes import Lanes
 
 I32 = IntegerType(32)
@@ -90,6 +96,18 @@ def _is_literal(atom: Any) -> bool:
     return type(atom).__name__ == "Literal"
 
 
+def _shape_of_atom(atom: Any) -> tuple[int, ...]:
+    """The shape of a jaxpr variable or literal used as an index (() for a Python int)."""
+    return tuple(getattr(getattr(atom, "aval", None), "shape", ()))
+
+
+def _is_whole(transform: Any, view: View) -> bool:
+    """Whether an NDIndexer selects all of the ref it indexes (`ref[...]` after `ref.at[idx]`)."""
+    whole = all(type(i).__name__ == "Slice" and isinstance(i.start, int) and i.start == 0 and i.stride == 1
+                and int(i.size) == extent for i, extent in zip(transform.indices, transform.shape, strict=True))
+    return whole and tuple(transform.shape) == (*view.gathered, *(d.size for d in view.dims if d.size is not None))
+
+
 # ---------------------------------------------------------------------------------------------
 # Refs as the body sees them
 
@@ -97,11 +115,14 @@ def _is_literal(atom: Any) -> bool:
 @dataclass(frozen=True)
 class Dim:
     """How one array dimension is indexed: from element `start` (an i32 value), `size` elements
-    `stride` apart (a tile dimension), or only `start` (size None: an integer index)."""
+    `stride` apart (a tile dimension), only `start` (size None: an integer index), or `start` plus
+    the i32 tile `gather` (size None: an index array, `x_ref.at[idx]`; the tile has the view's
+    `gathered` shape, or broadcasts to it)."""
 
     start: SSAValue
     size: int | None
     stride: int = 1
+    gather: SSAValue | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +135,12 @@ class View:
     dims: tuple[Dim, ...]
     window: tuple[SSAValue, ...]  # the block's first element along each array dimension
     guards: tuple[str, ...]  # per array dim: "" | "pad" | "pad-or-outside" (see the module doc)
+    # The shape the index arrays broadcast to: as in NDIndexer, it leads the accessed tile's shape,
+    # before the dimensions still indexed by slices.
+    gathered: tuple[int, ...] = ()
+    # Element strides into the buffer per array dimension: None for row-major over `shape`; an
+    # operand the entry broadcast has stride 0 along the repeated dimensions (`capture.Call.strides`).
+    strides: tuple[int, ...] | None = None
 
 
 def store_operands(eqn) -> tuple[Any, Any]:
@@ -128,6 +155,13 @@ def load_operands(eqn) -> tuple[Any, Any]:
     """(mask, other) of masked_load (either may be None)."""
     _, _, mask, other = _unflatten(eqn)
     return mask, other
+
+
+def access_transforms(eqn) -> tuple:
+    """The ref transforms (NDIndexers) of get / swap / addupdate / masked_load / masked_swap."""
+    if eqn.primitive.name in ("masked_load", "masked_swap"):
+        return tuple(_unflatten(eqn)[1] or ())
+    return tuple(_unflatten(eqn))
 
 
 def _unflatten(eqn) -> tuple:
@@ -165,6 +199,8 @@ class KernelBuilder:
     ranges: dict[Any, SSAValue] = field(default_factory=dict)
     where: SourceLocation | None = None  # the location given to the ops being emitted
     used: set[Any] = field(default_factory=set)  # variables some equation or result reads
+    grid: tuple[int, ...] = ()  # the pallas_call's grid, every axis
+    program_ids: list[SSAValue] = field(default_factory=list)  # per grid axis (see `program_ids`)
 
     # --- emission --------------------------------------------------------------------------
 
@@ -236,6 +272,20 @@ class KernelBuilder:
             value = self.create(tt.BroadcastOp, [value], TensorType(I32, list(shape)))
         return value
 
+    def leading(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """`value` (a tile of the leading dimensions of `shape`, or one that broadcasts to them)
+        extended over the trailing ones: an index array placed in the tile it indexes."""
+        rank = len(_shape(value.type))
+        if not isinstance(value.type, TensorType) or rank == len(shape):
+            return self.splat(value, shape)
+        element = value.type.element_type
+        current = list(_shape(value.type))
+        for axis in range(rank, len(shape)):
+            current.append(1)
+            value = self.create(tt.ExpandDimsOp, [value], TensorType(element, list(current)),
+                                axis=IntegerAttr(axis, I32))
+        return self.splat(value, shape)
+
     def value(self, atom: Any) -> SSAValue:
         if _is_literal(atom):
             return self.constant(atom.val.item() if hasattr(atom.val, "item") else atom.val,
@@ -294,13 +344,17 @@ class KernelBuilder:
     # --- accesses ----------------------------------------------------------------------------
 
     def indexed(self, view: View, transforms: Sequence[Any]) -> View:
-        """`view` narrowed by `ref.at[...]` / `ref[...]` indexers (NDIndexer of slices and integers)."""
+        """`view` narrowed by `ref.at[...]` / `ref[...]` indexers (NDIndexer of slices, integers and
+        index arrays: a gather, whose element positions are the arrays' values)."""
         for transform in transforms:
             if type(transform).__name__ != "NDIndexer":
                 raise Unsupported(f"a ref transformed by {type(transform).__name__}", self.where)
-            if tuple(getattr(transform, "int_indexer_shape", ())):
-                raise Unsupported("a ref indexed by an array (a gather)", self.where,
-                                  hint="index refs with slices, pl.ds and integers")
+            gathered = tuple(int(n) for n in getattr(transform, "int_indexer_shape", ()))
+            if view.gathered:
+                if _is_whole(transform, view):
+                    continue
+                raise Unsupported("a ref indexed by an array and then indexed again", self.where,
+                                  hint="index the ref once: `x_ref.at[rows, cols]`")
             free = iter([i for i, d in enumerate(view.dims) if d.size is not None])
             dims = list(view.dims)
             for index in transform.indices:
@@ -311,37 +365,42 @@ class KernelBuilder:
                     offset = self.binary("mul", start, self.i32(dim.stride)) if dim.stride != 1 else start
                     dims[position] = Dim(self.binary("add", dim.start, offset), int(index.size),
                                          dim.stride * int(index.stride))
+                elif _shape_of_atom(index):
+                    positions = self.value(index)
+                    if dim.stride != 1:
+                        positions = self.binary("mul", positions, self.i32(dim.stride))
+                    dims[position] = Dim(dim.start, None, gather=positions)
                 else:
                     offset = self.index(index)
                     offset = self.binary("mul", offset, self.i32(dim.stride)) if dim.stride != 1 else offset
                     dims[position] = Dim(self.binary("add", dim.start, offset), None)
-            view = replace(view, dims=tuple(dims))
+            view = replace(view, dims=tuple(dims), gathered=view.gathered or gathered)
         return view
 
     def index(self, atom: Any) -> SSAValue:
         if isinstance(atom, int):
             return self.i32(atom)
-        value = self.value(atom)
-        if isinstance(value.type, TensorType):
-            raise Unsupported("a ref indexed by an array (a gather)", self.where)
-        return value
+        return self.value(atom)
 
     def pointers(self, view: View, classes: list[Any]) -> tuple[SSAValue, SSAValue | None, tuple[int, ...]]:
         """Pointers of every element the access touches and the padding guard (None when none)."""
         free = [d for d in view.dims if d.size is not None]
-        shape = tuple(d.size for d in free)
-        strides = [1] * len(view.shape)
-        for axis in reversed(range(len(view.shape) - 1)):
-            strides[axis] = strides[axis + 1] * view.shape[axis + 1]
-        base: SSAValue | None = None
+        shape = (*view.gathered, *(d.size for d in free))
+        strides = view.strides or row_major(view.shape)
+        base: SSAValue | None = self.i32(0) if not view.dims else None  # a 0-d ref: its one element
         offsets: SSAValue | None = None
         guard: SSAValue | None = None
-        position = 0
+        position = len(view.gathered)
         for axis, dim in enumerate(view.dims):
             term = self.binary("mul", dim.start, self.i32(strides[axis])) if strides[axis] != 1 else dim.start
             base = term if base is None else self.binary("add", base, term)
             element: SSAValue = dim.start
-            if dim.size is not None:
+            if dim.gather is not None:
+                lane = self.leading(dim.gather, shape)
+                element = self.binary("add", self.splat(dim.start, shape), lane)
+                scaled = self.binary("mul", lane, self.i32(strides[axis])) if strides[axis] != 1 else lane
+                offsets = scaled if offsets is None else self.binary("add", offsets, scaled)
+            elif dim.size is not None:
                 if dim.size > 1:
                     lane = self.lane_tile(classes[position], dim.size, position, shape)
                     if dim.stride != 1:
@@ -358,8 +417,10 @@ class KernelBuilder:
                 guard = inside if guard is None else self.binary("and", guard, inside)
         assert base is not None
         total = base if offsets is None else self.binary("add", self.splat(base, shape), offsets)
-        pointer = self.splat(view.arg, shape)
-        pointer = self.create(tt.AddPtrOp, [pointer, total], pointer.type)
+        # Typed as pointers whatever the ref is (a `!tt.ptr` argument, a scratch buffer's alloca).
+        pointer_type = TensorType(tt.PtrType(view.element), list(shape)) if shape else tt.PtrType(view.element)
+        pointer = self.create(tt.SplatOp, [view.arg], pointer_type) if shape else view.arg
+        pointer = self.create(tt.AddPtrOp, [pointer, total], pointer_type)
         if guard is not None:
             guard = self.splat(guard, shape)
         return pointer, guard, shape
@@ -534,11 +595,15 @@ def _no_value(b: KernelBuilder, eqn) -> None:
 
 @lowering("program_id", "num_programs")
 def _program_id(b: KernelBuilder, eqn) -> None:
-    cls = tt.GetProgramIdOp if eqn.primitive.name == "program_id" else tt.GetNumProgramsOp
+    """The prologue's program index of the axis (grids of more than three axes are folded), and the
+    axis's extent, a number: Pallas grids are concrete here."""
     axis = int(eqn.params["axis"])
-    if axis > 2:
-        raise Unsupported("a grid of more than three axes", b.where)
-    _out(b, eqn, b.create(cls, [], I32, axis=IntegerAttr(axis, I32)))
+    if axis >= len(b.grid):
+        raise Unsupported(f"`{eqn.primitive.name}({axis})` of a grid with {len(b.grid)} axes", b.where)
+    if eqn.primitive.name == "program_id":
+        _out(b, eqn, b.program_ids[axis])
+    else:
+        _out(b, eqn, b.i32(b.grid[axis]))
 
 
 @lowering("iota")
@@ -575,14 +640,42 @@ def _broadcast_in_dim(b: KernelBuilder, eqn) -> None:
     _out(b, eqn, x)
 
 
+@lowering("broadcast_to")
+def _broadcast_to(b: KernelBuilder, eqn) -> None:
+    """numpy broadcasting to `shape`: the operand's dimensions are its trailing ones."""
+    x = b.value(eqn.invars[0])
+    shape = tuple(eqn.params["shape"])
+    if isinstance(x.type, TensorType):
+        element = x.type.element_type
+        current = list(_shape(x.type))
+        while len(current) < len(shape):
+            current.insert(0, 1)
+            x = b.create(tt.ExpandDimsOp, [x], TensorType(element, list(current)), axis=IntegerAttr(0, I32))
+    _out(b, eqn, b.splat(x, shape))
+
+
 @lowering("squeeze")
 def _squeeze(b: KernelBuilder, eqn) -> None:
-    """Dropping unit dimensions is a reduction over one element: it keeps every lane in place
-    (a `tt.reshape` would say the elements moved between lanes)."""
+    """Dropping unit dimensions keeps every lane in place (a `tt.reshape` would say the elements
+    moved between lanes)."""
     x = b.value(eqn.invars[0])
     for axis in sorted(eqn.params["dimensions"], reverse=True):
-        x = _reduce_axis(b, x, axis, "reduce_sum")
+        x = _drop_unit_axis(b, x, axis)
     _out(b, eqn, x)
+
+
+def _drop_unit_axis(b: KernelBuilder, x: SSAValue, axis: int) -> SSAValue:
+    """`x` without its unit dimension `axis`, its elements in their lanes. A dimension the kernel
+    added itself (`mask[:, None]`, a splat) is taken off again, so an index or a mask stays one;
+    any other is a reduction over its one element (a loaded value keeps its dependences)."""
+    owner = x.owner
+    if isinstance(owner, tt.ExpandDimsOp) and owner.axis.value.data == axis:
+        return owner.operands[0]
+    shape = list(_shape(x.type))
+    del shape[axis]
+    if isinstance(owner, tt.SplatOp):
+        return b.splat(owner.operands[0], shape)
+    return _reduce_axis(b, x, axis, "reduce_sum")
 
 
 @lowering("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")
@@ -631,8 +724,56 @@ def _trans(b: KernelBuilder, x: SSAValue, order: list[int]) -> SSAValue:
 
 @lowering("reshape")
 def _reshape(b: KernelBuilder, eqn) -> None:
+    """A reshape that only adds or drops unit dimensions (`mask.reshape(-1)` of a (16, 1) mask)
+    keeps every element in its lane: the unit dimensions are squeezed and expanded. Any other is a
+    `tt.reshape`, which says the elements moved between lanes."""
     x = b.value(eqn.invars[0])
-    _out(b, eqn, b.create(tt.ReshapeOp, [x], _type(eqn.outvars[0].aval, b.where)))
+    target = tuple(eqn.outvars[0].aval.shape)
+    if not is_unit_reshape(_shape(x.type), target):
+        _out(b, eqn, b.create(tt.ReshapeOp, [x], _type(eqn.outvars[0].aval, b.where)))
+        return
+    for axis in reversed([i for i, size in enumerate(_shape(x.type)) if size == 1]):
+        x = _drop_unit_axis(b, x, axis)
+    current = [size for size in target if size != 1]
+    for axis, size in enumerate(target):
+        if size != 1:
+            continue
+        current.insert(axis, 1)
+        if isinstance(x.type, TensorType):
+            x = b.create(tt.ExpandDimsOp, [x], TensorType(x.type.element_type, list(current)),
+                         axis=IntegerAttr(axis, I32))
+        else:
+            x = b.splat(x, current)
+    _out(b, eqn, x)
+
+
+def is_unit_reshape(source: Sequence[int], target: Sequence[int]) -> bool:
+    """Whether a reshape from `source` to `target` only adds or removes dimensions of size 1."""
+    return [d for d in source if d != 1] == [d for d in target if d != 1]
+
+
+@lowering("tile")
+def _tile(b: KernelBuilder, eqn) -> None:
+    """`jnp.tile`: each repeated axis is expanded, broadcast `reps` times and merged with a
+    `tt.reshape` (the copies' elements come from other lanes); a unit axis is broadcast, and an axis
+    repeated once is itself."""
+    x = b.value(eqn.invars[0])
+    if not isinstance(x.type, TensorType):
+        _out(b, eqn, b.splat(x, tuple(eqn.outvars[0].aval.shape)))
+        return
+    for axis, reps in enumerate(eqn.params["reps"]):
+        if reps == 1:
+            continue
+        shape = list(_shape(x.type))
+        element = x.type.element_type
+        if shape[axis] == 1:  # a unit axis repeated is broadcast: every copy is the one element
+            x = b.create(tt.BroadcastOp, [x], TensorType(element, [*shape[:axis], reps, *shape[axis + 1:]]))
+            continue
+        expanded = [*shape[:axis], 1, *shape[axis:]]
+        x = b.create(tt.ExpandDimsOp, [x], TensorType(element, expanded), axis=IntegerAttr(axis, I32))
+        x = b.create(tt.BroadcastOp, [x], TensorType(element, [*shape[:axis], reps, *shape[axis:]]))
+        x = b.create(tt.ReshapeOp, [x], TensorType(element, [*shape[:axis], reps * shape[axis], *shape[axis + 1:]]))
+    _out(b, eqn, x)
 
 
 @lowering("dot_general")
@@ -747,6 +888,46 @@ def _scan(b: KernelBuilder, eqn) -> None:
         b.values[var] = result
 
 
+def fori_form(eqn) -> bool:
+    """Whether a `while` is what `lax.fori_loop` with traced bounds traces to: the carry starts with
+    the counter and its bound, the condition is `counter < bound`, and the body steps the counter by
+    one and passes the bound on unchanged."""
+    cond, body = eqn.params["cond_jaxpr"].jaxpr, eqn.params["body_jaxpr"].jaxpr
+    n_cond, n_body = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
+    carry_cond, carry_body = cond.invars[n_cond:], body.invars[n_body:]
+    if len(carry_cond) < 2 or len(cond.eqns) != 1 or cond.eqns[0].primitive.name != "lt" \
+            or list(cond.eqns[0].invars) != carry_cond[:2] or cond.outvars[0] is not cond.eqns[0].outvars[0]:
+        return False
+    counter, bound = carry_body[:2]
+    stepped = next((e for e in body.eqns if body.outvars[0] in e.outvars), None)
+    return body.outvars[1] is bound and stepped is not None and stepped.primitive.name == "add" \
+        and stepped.invars[0] is counter and _is_literal(stepped.invars[1]) and int(stepped.invars[1].val) == 1
+
+
+@lowering("while")
+def _while(b: KernelBuilder, eqn) -> None:
+    """`lax.fori_loop` with traced bounds as `scf.for` from its start to its bound; other while loops
+    (a condition on data) are not modelled."""
+    if not fori_form(eqn):
+        raise Unsupported("a while loop (only fori_loop-style loops, `counter < bound` stepping by one, "
+                          "are modelled)", b.where)
+    body = eqn.params["body_jaxpr"]
+    if body.consts:
+        raise Unsupported("a loop body with captured constants", b.where)
+    n_consts = eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]
+    consts = [b.values[v] if not _is_literal(v) else b.value(v)
+              for v in eqn.invars[eqn.params["cond_nconsts"]:n_consts]]
+    start, bound, *inits = (b.value(v) for v in eqn.invars[n_consts:])
+    block = Block(arg_types=[I32, *[v.type for v in inits]])
+    outs = b.nested(body.jaxpr, [*consts, block.args[0], bound, *block.args[1:]], block)
+    block.add_op(scf.YieldOp(*outs[2:]))
+    op = scf.ForOp(start, bound, b.i32(1), inits, block)
+    b.emit(op)
+    final_counter = b.emit(arith.MaxSIOp(start, bound))  # the counter after the loop
+    for var, result in zip(eqn.outvars, [final_counter, bound, *op.results], strict=True):
+        b.values[var] = result
+
+
 # ---------------------------------------------------------------------------------------------
 # One pallas_call
 
@@ -790,31 +971,65 @@ def _block_index_bounds(mapping, grid: tuple[int, ...]) -> list[tuple[int, int]]
         return None
 
 
+def launch_grid(grid: Sequence[int]) -> list[int]:
+    """The launch's (at most three) grid axes: Pallas allows any number, so the leading ones beyond
+    the last two are folded, row-major, into axis 0 (`program_ids` unfolds them)."""
+    if len(grid) <= 3:
+        return list(grid)
+    return [prod(grid[:-2]), *grid[-2:]]
+
+
+def program_ids(b: KernelBuilder, grid: Sequence[int]) -> list[SSAValue]:
+    """One program index per Pallas grid axis, from the launch's program ids (`launch_grid`)."""
+    launch = [b.create(tt.GetProgramIdOp, [], I32, axis=IntegerAttr(axis, I32))
+              for axis in range(len(launch_grid(grid)))]
+    if len(grid) <= 3:
+        return launch
+    folded = len(grid) - 2
+    indices = []
+    for axis in range(folded):
+        inner = prod(grid[axis + 1:folded])
+        index = launch[0] if inner == 1 else b.emit(arith.DivSIOp(launch[0], b.i32(inner)))
+        indices.append(index if axis == 0 else b.emit(arith.RemSIOp(index, b.i32(grid[axis]))))
+    return [*indices, *launch[1:]]
+
+
 def build_kernel(call, path: str, symbol: str) -> tt.FuncOp:
-    """The `tt.func` of one pallas_call (see the module doc)."""
+    """The `tt.func` of one pallas_call (see the module doc). Its arguments are the scalar-prefetch
+    operands (whole arrays, which the index maps and the body may read), then one per BlockSpec;
+    scratch buffers are allocated in the prologue."""
     eqn = call.eqn
     where = call.location
     mapping = eqn.params["grid_mapping"]
-    if mapping.num_index_operands or mapping.num_scratch_operands:
-        raise Unsupported("scalar prefetch and scratch buffers are not modelled yet", where)
     if eqn.params.get("input_output_aliases"):
         raise Unsupported("input_output_aliases is not modelled yet", where)
     grid = tuple(mapping.grid)
     if not all(isinstance(g, int) for g in grid):
         raise Unsupported("a grid whose extent is a traced value", where)
-    if len(grid) > 3:
-        raise Unsupported(f"a grid of {len(grid)} axes (at most three are modelled)", where)
     body = eqn.params["jaxpr"]
     lanes = Lanes()
     lanes.walk(body)
-    b = KernelBuilder(path, lanes, where=where)
+    b = KernelBuilder(path, lanes, where=where, grid=grid)
+    n_prefetch, n_scratch = mapping.num_index_operands, mapping.num_scratch_operands
+    prefetch_avals = [v.aval for v in eqn.invars[:n_prefetch]]
     avals = [m.array_aval for m in mapping.block_mappings]
-    arg_types = [tt.PtrType(element_type(a.dtype, where)) for a in avals]
+    arg_types = [tt.PtrType(element_type(a.dtype, where)) for a in [*prefetch_avals, *avals]]
     entry = Block(arg_types=arg_types)
     b.block = b.prologue
-    pids = [b.create(tt.GetProgramIdOp, [], I32, axis=IntegerAttr(axis, I32)) for axis in range(len(grid))]
-    for var, arg, m, aval in zip(body.invars, entry.args, mapping.block_mappings, avals, strict=True):
-        b.values[var] = _window(b, m, arg, aval, pids, grid, where)
+    b.program_ids = program_ids(b, grid)
+    operand_strides = call.strides + [None] * (len(entry.args) - len(call.strides))  # outputs: row-major
+    prefetched = []
+    for arg, aval, strides in zip(entry.args[:n_prefetch], prefetch_avals, operand_strides, strict=False):
+        whole = _whole(b, arg, tuple(aval.shape), element_type(aval.dtype, where))
+        prefetched.append(replace(whole, strides=strides))
+    windowed = body.invars[n_prefetch:len(body.invars) - n_scratch]
+    for var, view in zip(body.invars[:n_prefetch], prefetched, strict=True):
+        b.values[var] = view
+    for var, arg, m, aval, strides in zip(windowed, entry.args[n_prefetch:], mapping.block_mappings, avals,
+                                          operand_strides[n_prefetch:], strict=True):
+        b.values[var] = replace(_window(b, m, arg, aval, prefetched, grid, where), strides=strides)
+    for var in body.invars[len(body.invars) - n_scratch:] if n_scratch else ():
+        b.values[var] = _scratch(b, var.aval, where)
     b.block = []
     b.run(body)
     b.emit(tt.ReturnOp.create())
@@ -829,13 +1044,13 @@ def build_kernel(call, path: str, symbol: str) -> tt.FuncOp:
     return func
 
 
-def _window(b: KernelBuilder, mapping, arg: SSAValue, aval, pids: list[SSAValue], grid, where) -> View:
+def _window(b: KernelBuilder, mapping, arg: SSAValue, aval, prefetched: list[View], grid, where) -> View:
     sizes = block_sizes(mapping, where)
     index_map = mapping.index_map_jaxpr
     if index_map.consts:
         raise Unsupported("an index_map with captured constants", where)
-    for var, pid in zip(index_map.jaxpr.invars, pids, strict=True):
-        b.values[var] = pid
+    for var, value in zip(index_map.jaxpr.invars, [*b.program_ids, *prefetched], strict=True):
+        b.values[var] = value
     b.run(index_map.jaxpr)
     blocks = [b.value(v) for v in index_map.jaxpr.outvars]
     bounds = _block_index_bounds(mapping, grid)
@@ -848,6 +1063,27 @@ def _window(b: KernelBuilder, mapping, arg: SSAValue, aval, pids: list[SSAValue]
         outside = bounds is None or bounds[axis][1] * (size or 1) >= extent
         guards.append("" if not padded else "pad-or-outside" if outside else "pad")
     return View(arg, tuple(aval.shape), element_type(aval.dtype, where), tuple(dims), tuple(window), tuple(guards))
+
+
+def _whole(b: KernelBuilder, arg: SSAValue, shape: tuple[int, ...], element: Attribute) -> View:
+    """A ref to a whole array, not windowed: a scalar-prefetch operand, a scratch buffer."""
+    zero = b.i32(0)
+    return View(arg, shape, element, tuple(Dim(zero, size) for size in shape), (zero,) * len(shape),
+                ("",) * len(shape))
+
+
+def _scratch(b: KernelBuilder, aval, where: SourceLocation | None) -> View:
+    """A scratch buffer (`scratch_shapes`, `pltpu.VMEM(...)`): one per program, like a CUDA
+    `__shared__` array, so a `memref.alloca` in address space 3. Semaphores are not modelled."""
+    dtype = str(getattr(aval, "dtype", ""))
+    if dtype not in _ELEMENTS:
+        raise Unsupported(f"a scratch buffer of `{dtype}` (semaphores are not modelled)", where)
+    element = _ELEMENTS[dtype]
+    shape = tuple(int(d) for d in aval.shape)
+    alloca = memref.AllocaOp.get(element, shape=[prod(shape)], memory_space=IntegerAttr(3, IntegerType(64)))
+    buffer = b.emit(alloca)
+    assert buffer is not None
+    return _whole(b, buffer, shape, element)
 
 
 def _kernel_line(body, path: str) -> int | None:

@@ -7,11 +7,16 @@ a Pallas kernel says it by data flow, so lanes are inferred from the jaxpr befor
 
 - elementwise ops (the default): every operand of the result's shape shares its lanes;
 - `broadcast_in_dim`: operand dimension i is result dimension `broadcast_dimensions[i]`;
+  `broadcast_to`: the operand's dimensions are the result's trailing ones;
 - reductions: the kept dimensions; `squeeze`: the dimensions not removed; `transpose`: permuted;
+  a reshape that only adds or drops unit dimensions: the others, in order;
 - `dot_general`: the two contracting dimensions are one lane (the K of a matmul), the result's
   dimensions are the free ones of each side;
 - a store: the stored value's lanes are the store's; a masked access: the mask's are the access's;
-- `cond` and `scan` bodies: their inputs and outputs are the operands' and results' dimensions.
+- an access through index arrays (`x_ref.at[idx]`, a gather): each array's dimensions are the
+  leading dimensions of the accessed tile (NDIndexer puts the arrays' broadcast shape first);
+- `cond`, `scan` and `while` bodies: their inputs and outputs are the operands' and results'
+  dimensions.
 
 Dimensions of size 1 never get a lane (they are broadcast). Every class becomes one
 `tt.make_range` in the kernel (see `kernel.py`).
@@ -85,6 +90,13 @@ def _broadcast(lanes: Lanes, eqn) -> None:
     lanes.same(eqn.invars[0], eqn.outvars[0], list(enumerate(dims)))
 
 
+def _broadcast_to(lanes: Lanes, eqn) -> None:
+    src, out = eqn.invars[0], eqn.outvars[0]
+    if _is_var(src):
+        offset = len(_shape(out)) - len(_shape(src))
+        lanes.same(src, out, [(i, i + offset) for i in range(len(_shape(src)))])
+
+
 def _kept(lanes: Lanes, eqn, removed: Iterable[int]) -> None:
     src = eqn.invars[0]
     if not _is_var(src):
@@ -99,6 +111,17 @@ def _reduce(lanes: Lanes, eqn) -> None:
 
 def _squeeze(lanes: Lanes, eqn) -> None:
     _kept(lanes, eqn, eqn.params["dimensions"])
+
+
+def _reshape(lanes: Lanes, eqn) -> None:
+    from lowercheck.frontends.pallas.kernel import is_unit_reshape
+
+    src, out = eqn.invars[0], eqn.outvars[0]
+    if not (_is_var(src) and is_unit_reshape(_shape(src), _shape(out))):
+        return  # elements move between lanes
+    kept_src = [i for i, size in enumerate(_shape(src)) if size != 1]
+    kept_out = [i for i, size in enumerate(_shape(out)) if size != 1]
+    lanes.same(src, out, list(zip(kept_src, kept_out, strict=True)))
 
 
 def _transpose(lanes: Lanes, eqn) -> None:
@@ -121,22 +144,33 @@ def _dot(lanes: Lanes, eqn) -> None:
 
 def _store(lanes: Lanes, eqn) -> None:
     # swap: (ref, value, *indexers) -> old value; masked_swap: (ref, indexers, value, mask) -> old
-    from lowercheck.frontends.pallas.kernel import store_operands
+    from lowercheck.frontends.pallas.kernel import access_transforms, store_operands
 
     value, mask = store_operands(eqn)
     for out in eqn.outvars:
         lanes.alike(value, out)
     if mask is not None:
         lanes.alike(value, mask)
+    _gathered(lanes, access_transforms(eqn), value)
 
 
-def _masked_load(lanes: Lanes, eqn) -> None:
-    from lowercheck.frontends.pallas.kernel import load_operands
+def _load(lanes: Lanes, eqn) -> None:
+    from lowercheck.frontends.pallas.kernel import access_transforms, load_operands
 
-    mask, other = load_operands(eqn)
-    for extra in (mask, other):
-        if extra is not None:
-            lanes.alike(extra, eqn.outvars[0])
+    if eqn.primitive.name == "masked_load":
+        for extra in load_operands(eqn):
+            if extra is not None:
+                lanes.alike(extra, eqn.outvars[0])
+    _gathered(lanes, access_transforms(eqn), eqn.outvars[0])
+
+
+def _gathered(lanes: Lanes, transforms, tile: Any) -> None:
+    """The index arrays of an access are the leading dimensions of the tile it moves."""
+    for transform in transforms:
+        rank = len(getattr(transform, "int_indexer_shape", ()))
+        for index in getattr(transform, "indices", ()):
+            if _is_var(index) and len(_shape(index)) == rank:
+                lanes.same(index, tile, [(i, i) for i in range(rank)])
 
 
 def _inline(lanes: Lanes, inner, operands, results) -> None:
@@ -171,16 +205,31 @@ def _scan(lanes: Lanes, eqn) -> None:
         lanes.alike(out, result)
 
 
+def _while(lanes: Lanes, eqn) -> None:
+    body = eqn.params["body_jaxpr"].jaxpr
+    operands = eqn.invars[eqn.params["cond_nconsts"]:]  # the body's constants, then the carry
+    for iv, ov in zip(body.invars, operands, strict=False):
+        lanes.alike(iv, ov)
+    lanes.walk(body)
+    carried_in = body.invars[eqn.params["body_nconsts"]:]
+    for out, carried, result in zip(body.outvars, carried_in, eqn.outvars, strict=False):
+        lanes.alike(out, carried)
+        lanes.alike(out, result)
+
+
 _RULES = {
     "broadcast_in_dim": _broadcast,
+    "broadcast_to": _broadcast_to,
     "reduce_sum": _reduce, "reduce_max": _reduce, "reduce_min": _reduce, "reduce_prod": _reduce,
     "reduce_and": _reduce, "reduce_or": _reduce, "argmax": _reduce, "argmin": _reduce,
     "squeeze": _squeeze,
+    "reshape": _reshape,
     "transpose": _transpose,
     "dot_general": _dot,
     "swap": _store, "masked_swap": _store, "addupdate": _store,
-    "masked_load": _masked_load,
+    "get": _load, "masked_load": _load,
     "jit": _call, "pjit": _call, "closed_call": _call, "custom_jvp_call": _call, "custom_vjp_call": _call,
     "cond": _cond,
     "scan": _scan,
+    "while": _while,
 }

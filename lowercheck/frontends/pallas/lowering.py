@@ -6,10 +6,10 @@ from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, IntegerTyp
 from xdsl.ir import Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg
 from lowercheck.frontends.pallas.capture import capture
-from lowercheck.frontends.pallas.kernel import build_kernel, element_type, kernel_name
+from lowercheck.frontends.pallas.kernel import build_kernel, element_type, kernel_name, launch_grid
 from lowercheck.frontends.pallas.source import Entry, discover, load
 
 
@@ -21,6 +21,12 @@ def entries(path: str) -> list[EntryCandidate]:
 
 def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     target = _resolve(path, entry, discover(path))
+    if target.mesh_kernels:
+        construct, line, column = target.mesh_kernels[0]
+        raise Unsupported(f"`{construct}` launches a kernel on a mesh (Mosaic GPU's or the TPU's kernel "
+                          "language: whole refs, explicit copies and barriers, no BlockSpecs), which "
+                          "lowercheck does not model", SourceLocation(path, line, column),
+                          hint="lowercheck models kernels launched with pl.pallas_call and BlockSpecs")
     fn = getattr(load(path), target.name, None)
     if not callable(fn):
         raise UserError(f"`{target.name}` is not a function once {path} is imported", SourceLocation(path, target.line))
@@ -35,7 +41,7 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
         symbol = name if name not in symbols else f"{name}_{symbols[name]}"
         symbols[name] = symbols.get(name, 0) + 1
         funcs.append(build_kernel(call, path, symbol))
-        grid = [str(g) for g in call.eqn.params["grid_mapping"].grid] + ["1"] * 3
+        grid = [str(g) for g in launch_grid(call.eqn.params["grid_mapping"].grid)] + ["1"] * 3
         launch = LaunchOp.create(properties={
             "callee": SymbolRefAttr(symbol), "grid": ArrayAttr([StringAttr(g) for g in grid[:3]]),
             "block": ArrayAttr([]), "args": ArrayAttr([StringAttr(a) for a in [*call.operands, *call.results]])})
@@ -79,9 +85,8 @@ def _params(captured, binding: Binding, written: set[str]) -> list[ParamOp]:
         elif isinstance(arg, ScalarArg):
             role = "size" if arg.dtype.startswith(("int", "uint")) else "scalar"
             params.append(ParamOp(name, "scalar", role, element_type(arg.dtype)))
-    for index, aval in enumerate(captured.returned):
-        params.append(ParamOp(f"return{index}", "buffer", "out", element_type(aval.dtype),
-                              _shape(aval.shape, binding)))
+    for name, aval in captured.returned.items():
+        params.append(ParamOp(name, "buffer", "out", element_type(aval.dtype), _shape(aval.shape, binding)))
     for index, aval in enumerate(captured.temps):
         params.append(ParamOp(f"temp{index}", "buffer", "temp", element_type(aval.dtype), _shape(aval.shape, binding)))
     return params

@@ -2,7 +2,10 @@
 
 An *entry* is a module-level function whose body calls `pallas_call` (`pl.pallas_call(...)(x, y)`,
 or `pallas_call` imported by name). Its kernels are the first arguments of those calls when they
-are names (`kernel` or `functools.partial(kernel, ...)`).
+are names (`kernel` or `functools.partial(kernel, ...)`). A function that launches a kernel on a
+mesh instead (`plgpu.kernel(...)`, `pl.kernel(...)`, `pl.core_map(...)`: Mosaic GPU's and the
+TPU's kernel language, whole refs with explicit copies and barriers, no BlockSpecs) is an entry too,
+so that lowering it says at that call that the construct is not modelled (`mesh_kernels`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class Entry:
     column: int
     params: tuple[str, ...]
     kernels: tuple[str, ...]  # kernel function names, in source order
+    mesh_kernels: tuple[tuple[str, int, int], ...] = ()  # (the call as spelled, line, column) per mesh launch
 
 
 def _is_pallas_call(node: ast.AST) -> bool:
@@ -44,19 +48,52 @@ def _kernel_name(call: ast.Call) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
+# The launches of a kernel on a mesh, as attributes of a module of jax.experimental.pallas.
+_MESH_LAUNCHES = ("kernel", "core_map")
+
+
+# The modules whose `kernel` / `core_map` launch on a mesh: Pallas itself and its backends.
+_MESH_MODULES = ("jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu", "jax.experimental.pallas.tpu")
+
+
+def _pallas_modules(tree: ast.Module) -> set[str]:
+    """The names the file binds to Pallas or one of its backends (`pl`, `plgpu`, `pltpu`)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.asname for a in node.names if a.asname and a.name in _MESH_MODULES}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names |= {a.asname or a.name for a in node.names if f"{node.module}.{a.name}" in _MESH_MODULES}
+    return names
+
+
+def _mesh_launch(node: ast.AST, modules: set[str]) -> str | None:
+    """`plgpu.kernel` for a call `plgpu.kernel(...)` (or `pl.core_map(...)`), else None."""
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(func, ast.Attribute) and func.attr in _MESH_LAUNCHES and isinstance(func.value, ast.Name) \
+            and func.value.id in modules:
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
 def discover(path: str) -> list[Entry]:
-    """The module-level functions of `path` that call `pallas_call`, in source order."""
+    """The module-level functions of `path` that call `pallas_call` or launch a mesh kernel, in
+    source order."""
     tree = parse_python(path)
+    modules = _pallas_modules(tree)
     found = []
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and _is_pallas_call(n)]
-        if not calls:
+        launches = sorted(((name, n.lineno, n.col_offset + 1) for n in ast.walk(node)
+                           if (name := _mesh_launch(n, modules))),
+                          key=lambda launch: (not launch[0].endswith(".kernel"), launch[1]))
+        if not calls and not launches:
             continue
         kernels = tuple(dict.fromkeys(k for k in map(_kernel_name, calls) if k))
         params = tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
-        found.append(Entry(node.name, node.lineno, node.col_offset + 1, params, kernels))
+        found.append(Entry(node.name, node.lineno, node.col_offset + 1, params, kernels, tuple(launches)))
     return found
 
 

@@ -1,0 +1,58 @@
+"""Device helpers as libraries write them ([w2 1/7]): reference parameters (`float& v`, a
+`cg::thread_block&`), a local whose address a helper takes (`_warp(&v)`), `using` aliases in a
+body, `sizeof...(Ts)`, and an optional buffer tested against nullptr. Lowered and run by the
+emulator against numpy, so a reference that does not write back fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from lowercheck import ir
+from lowercheck.frontends import cuda
+from lowercheck.runners import poison, simt
+from lowercheck.runners.base import RunRequest
+
+SOURCE = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+__device__ void add_into(float* data, float amount) { data[0] += amount; }
+
+template <typename... Ts>
+__device__ void twice(cg::thread_block& tb, float& v) {
+  using Scalar = float;
+  Scalar extra = (Scalar)sizeof...(Ts);       // 2 for <int, int>
+  add_into(&v, v + extra - 2.0f);             // v = 2 * v
+  tb.sync();
+}
+
+__global__ void k(const float* x, const float* bias, float* out, int n) {
+  cg::thread_block tb = cg::this_thread_block();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    twice<int, int>(tb, v);
+    if (bias != nullptr) v += bias[i];
+    out[i] = v;
+  }
+}
+
+void run(const float* x, const float* bias, float* out, int n) { k<<<(n + 127) / 128, 128>>>(x, bias, out, n); }
+"""
+
+
+def test_references_and_addresses_of_locals_write_back(tmp_path: Path) -> None:
+    path = tmp_path / "helpers.cu"
+    path.write_text(SOURCE)
+    module = cuda.lower(str(path))
+    n = 300
+    x = np.arange(n, dtype=np.float32)
+    bias = np.full(n, 0.5, dtype=np.float32)
+    out = np.empty(n, dtype=np.float32)
+    poison.fill(out)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"x": x, "bias": bias, "out": out, "n": n},
+                                 seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    assert np.array_equal(result.outputs["out"], 2 * x + 0.5)

@@ -1,0 +1,142 @@
+"""Packed-vector copies as LLM kernels write them ([w2 1/7]): a 16-byte `uint4` moved between a
+buffer and a local array through `void*` helpers and reinterpreted pointers, a device `memcpy`, a
+lane of the packed value zeroed. Each kernel is lowered and run by the emulator against numpy, for
+float (4 elements a copy) and half (8), so a copy that reads or writes the wrong elements fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lowercheck import ir
+from lowercheck.errors import Unsupported
+from lowercheck.frontends import cuda
+from lowercheck.runners import poison, simt
+from lowercheck.runners.base import RunRequest
+
+SOURCE = """#include <cuda_fp16.h>
+#include <cstring>
+namespace mem {
+__device__ void load(void* dst, const void* src, bool do_access) {
+  uint4* data = reinterpret_cast<uint4*>(dst);
+  const uint4* src_cast = reinterpret_cast<const uint4*>(src);
+  if (do_access) {
+    data[0] = src_cast[0];
+  } else {
+    data[0].x = 0; data[0].y = 0; data[0].z = 0; data[0].w = 0;
+  }
+}
+__device__ void store(void* dst, const void* src) {
+  const uint4 value = reinterpret_cast<const uint4*>(src)[0];
+  reinterpret_cast<uint4*>(dst)[0] = value;
+}
+}  // namespace mem
+
+template <typename T>
+__global__ void scale(T* out, const T* in, float alpha, int n) {
+  constexpr int per = 16 / sizeof(T);
+  T local[per];
+  T copied[per];
+  int base = (blockIdx.x * blockDim.x + threadIdx.x) * per;
+  mem::load(local, in + base, base < n);
+  memcpy(copied, local, 16);
+  for (int j = 0; j < per; j++) copied[j] = (T)((float)copied[j] * alpha);
+  if (base < n) mem::store(out + base, copied);
+}
+
+template <typename T>
+void launch_scale(T* out, const T* in, float alpha, int n) {
+  constexpr int per = 16 / sizeof(T);
+  scale<<<(n / per + 63) / 64, 64>>>(out, in, alpha, n);
+}
+template void launch_scale<float>(float*, const float*, float, int);
+template void launch_scale<__half>(__half*, const __half*, float, int);
+"""
+
+
+@pytest.mark.parametrize("entry, dtype", [("launch_scale", np.float32), ("launch_scale<__half>", np.float16)])
+def test_packed_copies_move_the_right_elements(tmp_path: Path, entry: str, dtype) -> None:
+    path = tmp_path / "packed.cu"
+    path.write_text(SOURCE)
+    module = cuda.lower(str(path), entry)
+    n = 8 * 64 * 3  # whole packed vectors, several blocks
+    x = np.arange(n, dtype=dtype) / dtype(7)
+    out = np.empty(n, dtype=dtype)
+    poison.fill(out)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"out": out, "in": x, "alpha": 2.0, "n": n},
+                                 seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    assert np.array_equal(result.outputs["out"], (x.astype(np.float32) * 2).astype(dtype))
+
+
+def test_a_copy_that_is_not_whole_elements_is_unsupported(tmp_path: Path) -> None:
+    path = tmp_path / "odd.cu"
+    path.write_text(SOURCE.replace("memcpy(copied, local, 16)", "memcpy(copied, local, 6)"))
+    with pytest.raises(Unsupported, match="6 bytes: not whole `f32` elements"):
+        cuda.lower(str(path), "launch_scale")
+
+
+PTX = SOURCE.replace('''__device__ void load(void* dst, const void* src, bool do_access) {
+  uint4* data = reinterpret_cast<uint4*>(dst);
+  const uint4* src_cast = reinterpret_cast<const uint4*>(src);
+  if (do_access) {
+    data[0] = src_cast[0];
+  } else {
+    data[0].x = 0; data[0].y = 0; data[0].z = 0; data[0].w = 0;
+  }
+}
+__device__ void store(void* dst, const void* src) {
+  const uint4 value = reinterpret_cast<const uint4*>(src)[0];
+  reinterpret_cast<uint4*>(dst)[0] = value;
+}''', '''__device__ void load(void* dst, const void* src, bool do_access) {
+  uint4* data = reinterpret_cast<uint4*>(dst);
+  asm volatile("{\\n"
+               "\\t.reg .pred p;\\n"
+               "\\tsetp.ne.b32 p, %5, 0;\\n"
+               "\\tmov.b32 %0, 0;\\n\\tmov.b32 %1, 0;\\n\\tmov.b32 %2, 0;\\n\\tmov.b32 %3, 0;\\n"
+               "\\t@p ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\\n"
+               "}\\n"
+               : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z), "=r"(data[0].w)
+               : "l"(src), "r"((int)do_access));
+}
+__device__ void store(void* dst, const void* src) {
+  const uint4* data = reinterpret_cast<const uint4*>(src);
+  asm volatile("st.global.wb.v4.u32 [%0], {%1, %2, %3, %4};\\n"
+               :
+               : "l"(dst), "r"(data[0].x), "r"(data[0].y), "r"(data[0].z), "r"(data[0].w)
+               : "memory");
+}''')
+
+
+@pytest.mark.parametrize("entry, dtype", [("launch_scale", np.float32), ("launch_scale<__half>", np.float16)])
+def test_inline_ptx_moves_are_the_copies_they_make(tmp_path: Path, entry: str, dtype) -> None:
+    """The same kernel with its copies in inline PTX (a predicated `ld.global.cg.v4.u32` with its
+    registers' defaults, an `st.global.wb.v4.u32`): the same elements move, and a load that is off
+    reads nothing (no out-of-bounds access at the ragged end)."""
+    assert PTX != SOURCE
+    path = tmp_path / "ptx.cu"
+    path.write_text(PTX)
+    module = cuda.lower(str(path), entry)
+    per = 16 // np.dtype(dtype).itemsize
+    n = per * 64 * 2 + per * 3  # the last block: most of its threads' loads are off
+    x = np.arange(n, dtype=dtype) / dtype(7)
+    out = np.empty(n, dtype=dtype)
+    poison.fill(out)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"out": out, "in": x, "alpha": 2.0, "n": n},
+                                 seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    assert np.array_equal(result.outputs["out"], (x.astype(np.float32) * 2).astype(dtype))
+
+
+def test_other_ptx_is_unsupported_at_the_statement(tmp_path: Path) -> None:
+    path = tmp_path / "fma.cu"
+    path.write_text(PTX.replace("st.global.wb.v4.u32 [%0], {%1, %2, %3, %4};", "fma.rn.f32 %0, %1, %2, %3;"))
+    assert "fma" in path.read_text()
+    with pytest.raises(Unsupported, match=r"the PTX instruction `fma.rn.f32 %0, %1, %2, %3`") as err:
+        cuda.lower(str(path), "launch_scale")
+    line = next(i for i, text in enumerate(PTX.splitlines(), 1) if "fma" in text or "st.global" in text)
+    assert err.value.location is not None and err.value.location.line == line  # the asm statement
