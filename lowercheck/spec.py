@@ -8,7 +8,7 @@ shape = ["n"]      # each entry a size name, an integer, or a product/sum of the
 dtype = "float32"  # optional: a typed side (CUDA) keeps its own; an untyped one is float32
 role = "in"        # in | out | inout: replaces what lowercheck infers from the code (said in a note)
 [args.eps]         # a scalar the entry receives as given, in every run (never swept)
-value = 1e-6       # a number, a boolean, a string ("mean"); `none = true` passes None
+value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `none = true`: None
 ```
 """
 
@@ -35,7 +35,7 @@ class ArgSpec:
     dtype: str | None = None
     role: str | None = None
     fixed: bool = False  # `value = ...` or `none = true`: the entry receives `value` as is
-    value: bool | int | float | str | None = None
+    value: bool | int | float | str | tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,9 @@ def load(path: str | None) -> Spec:
     return Spec(sizes, args, path)
 
 
-def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, bool | int | float | str | None]:
-    """`value = 1e-6` (a number, boolean or string) or `none = true` (Python's None)."""
+def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, bool | int | float | str | tuple | None]:
+    """`value = 1e-6` (a number, boolean or string; a list of them is passed as a tuple) or
+    `none = true` (Python's None)."""
     if "none" in entry:
         if entry["none"] is not True or "value" in entry:
             raise UserError(f"[args.{name}] none must be `true`, and not beside a value", where,
@@ -126,9 +127,11 @@ def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, b
     if "value" not in entry:
         return False, None
     value = entry["value"]
+    if isinstance(value, list) and all(isinstance(v, (bool, int, float, str)) for v in value):
+        return True, tuple(value)  # `block_shape = (128, 128)`: a tuple, as Python callers pass it
     if not isinstance(value, (bool, int, float, str)):
-        raise UserError(f"[args.{name}] value must be a number, a boolean or a string", where,
-                        hint='value = 1e-6, value = true, value = "mean"; none = true for None')
+        raise UserError(f"[args.{name}] value must be a number, a boolean, a string or a list of them", where,
+                        hint='value = 1e-6, value = true, value = "mean", value = [128, 128]; none = true for None')
     return True, value
 
 

@@ -30,7 +30,7 @@ def test_sweep_is_the_cartesian_product(tmp_path: Path) -> None:
     ("[launch]\ngrid = 1\n", "unknown section", 1),
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["2*m"]\n', "`m`, which is not in [sizes]", 3),
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["n ** 2"]\n', "not a size, an integer", 3),
-    ('[args.mode]\nvalue = [1, 2]\n', "a number, a boolean or a string", 1),
+    ('[args.mode]\nvalue = [[1], 2]\n', "a number, a boolean, a string or a list of them", 1),
     ('[args.bias]\nnone = false\n', "none must be `true`", 1),
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["n"]\nvalue = 2\n', "both a value and a tensor", 3),
     ('[args.x]\nshap = ["n"]\n', "unknown key(s) shap", 1),
@@ -60,9 +60,11 @@ def test_values_are_passed_as_given(tmp_path: Path) -> None:
     from lowercheck.lowering import spec_binding
 
     s = spec.load(write(tmp_path, '[args.eps]\nvalue = 1e-6\n[args.mode]\nvalue = "llama"\n'
-                                  '[args.flag]\nvalue = true\n[args.groups]\nvalue = 4\n[args.bias]\nnone = true\n'))
+                                  '[args.flag]\nvalue = true\n[args.groups]\nvalue = 4\n[args.bias]\nnone = true\n'
+                                  '[args.block]\nvalue = [128, 64]\n'))
     assert [(n, a.fixed, a.value) for n, a in s.args.items()] == [
-        ("eps", True, 1e-6), ("mode", True, "llama"), ("flag", True, True), ("groups", True, 4), ("bias", True, None)]
+        ("eps", True, 1e-6), ("mode", True, "llama"), ("flag", True, True), ("groups", True, 4), ("bias", True, None),
+        ("block", True, (128, 64))]
     args = spec_binding(s).args
     assert args["eps"] == ScalarArg("float32", 1e-6)
     assert [args[n] for n in ("mode", "flag", "groups", "bias")] == [

@@ -89,7 +89,7 @@ class ValueArg:
     """A value the entry receives as it is, in every run (a spec's `value = "mean"`, `none = true`, a
     flag): not a parameter of the lowered IR, never swept, like a default the user chose."""
 
-    value: bool | int | float | str | None
+    value: bool | int | float | str | tuple | None
 
 
 Arg = TensorArg | SizeArg | ScalarArg | ValueArg

@@ -1168,6 +1168,12 @@ class KernelLowering:
             src = self.vec(v, vt, args[0])
             assert vt.elem is not None
             return Vec(tuple(self.convert(lane, vt.elem, t.elem, e) for lane in src.lanes), t), t
+        if name in _PAIR_OPERATORS and callee.get_definition() is None and len(args) in (1, 2):
+            return self._pair_operator(e, name, args, t)
+        if name == "__lowhigh2highlow" and len(args) == 1:
+            v, vt = self.expr(args[0])
+            lanes = self.vec(v, vt, args[0]).lanes
+            return Vec(tuple(reversed(lanes)), t), t
         if name in _PAIR_LANEWISE and callee.get_definition() is None:  # __hadd2(a, b): per lane
             vectors = []
             for a in args:
@@ -1185,6 +1191,25 @@ class KernelLowering:
             v, vt = self.expr(kids[2])
             return self.write(self.lvalue(kids[0], e), v if isinstance(v, Packed) else self.vec(v, t, e), t, e)
         raise self.unsupported(f"the vector operation `{_text(e)}`", e)
+
+    def _pair_operator(self, e, name: str, args: list[ci.Cursor], t: CType) -> tuple[Value, CType]:
+        """`a + b`, `-a`, `a += b` on two pairs of halves: lane by lane; a compound one stores into `a`."""
+        assert t.elem is not None
+        if len(args) == 1:  # unary: `-a` negates each lane, `+a` is `a`
+            v, vt = self.expr(args[0])
+            lanes = self.vec(v, vt, args[0]).lanes
+            if name == "operator-":
+                lanes = tuple(self.emit1(arith.NegfOp(lane), e) for lane in lanes)
+            return Vec(lanes, t), t
+        place = self.lvalue(args[0], e) if name.endswith("=") else None
+        a, at = self.read(place, e) if place is not None else self.expr(args[0])
+        b, bt = self.expr(args[1])
+        va, vb = self.vec(a, t, args[0]), self.vec(b, t, args[1])
+        rule = _PAIR_LANEWISE[_PAIR_OPERATORS[name]]
+        result = Vec(tuple(rule(self, [x, y], t.elem, e) for x, y in zip(va.lanes, vb.lanes, strict=True)), t)
+        if place is not None:
+            self.write(place, result, t, e)
+        return result, t
 
     def group(self, e: ci.Cursor) -> Group:
         """The group an expression names: a group variable, or `this_thread_block()` /
@@ -2041,6 +2066,28 @@ _PAIR_LANEWISE: dict[str, Callable[..., SSAValue]] = {
     "__hmin2": lambda lo, v, t, e: lo.emit1(arith.MinimumfOp(v[0], v[1]), e),
     "__hneg2": lambda lo, v, t, e: lo.emit1(arith.NegfOp(v[0]), e),
 }
+
+
+def _in_float32(op: type[Operation]):
+    """A half-precision lane's math as CUDA computes it: in float32, rounded back to the lane type."""
+    def lane(lo: KernelLowering, v: list[SSAValue], t: CType, e: ci.Cursor) -> SSAValue:
+        wide = lo.convert(v[0], t, ct.FLOAT, e)
+        return lo.convert(lo.emit1(op(wide), e), ct.FLOAT, t, e)
+    return lane
+
+
+_PAIR_LANEWISE.update({
+    f"{prefix}{name}": _in_float32(op) for name, op in (
+        ("sqrt", mathd.SqrtOp), ("rsqrt", mathd.RsqrtOp), ("exp", mathd.ExpOp), ("exp2", mathd.Exp2Op),
+        ("log", mathd.LogOp), ("log2", mathd.Log2Op), ("log10", mathd.Log10Op), ("sin", mathd.SinOp),
+        ("cos", mathd.CosOp), ("floor", mathd.FloorOp), ("ceil", mathd.CeilOp), ("trunc", mathd.TruncOp),
+        ("rint", mathd.RoundEvenOp)) for prefix in ("h2",)})
+_PAIR_LANEWISE["__habs2"] = lambda lo, v, t, e: lo.emit1(mathd.AbsFOp(v[0]), e)
+_PAIR_LANEWISE["h2rcp"] = lambda lo, v, t, e: lo.arith(B.Div, lo.constant(1.0, t, e), t, v[0], t, t, e)[0]
+# C++'s operators on two pairs (cuda_fp16.hpp): lane by lane, as the intrinsics they stand for
+_PAIR_OPERATORS = {"operator+": "__hadd2", "operator-": "__hsub2", "operator*": "__hmul2", "operator/": "__h2div",
+                   "operator+=": "__hadd2", "operator-=": "__hsub2", "operator*=": "__hmul2",
+                   "operator/=": "__h2div"}
 
 
 def _pair_lane(k: int):

@@ -63,13 +63,45 @@ void launch(__half2* x, const __half2* y, int n) { k<<<(n + 127) / 128, 128>>>(x
 """
 
 
-@pytest.mark.parametrize("expr", ["x[i] + y[i]", "x[i] * y[i] - y[i]", "h2rsqrt(y[i])", "__habs2(y[i])",
-                                  "h2exp(y[i])", "__halves2half2(hrsqrt(y[i].x), __habs(y[i].y))"])
-def test_half2_math_and_operators_parse_and_are_lc901_where_called(tmp_path: Path, expr: str) -> None:
-    """Declared so that the file parses (clang rejected `a + b` on two __half2); lower.py does not lower
-    them yet, so the kernel is inconclusive at the call, never lowered as something else."""
+def _pairs(path: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    module = cuda.lower(path, "launch")
+    result = simt.run(RunRequest(language="cuda", path=path, entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"x": x.copy(), "y": y, "n": x.size // 2},
+                                 seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    return result.outputs["x"]
+
+
+@pytest.mark.parametrize("expr, reference", [
+    ("x[i] + y[i]", lambda x, y: x + y),
+    ("x[i] * y[i] - y[i]", lambda x, y: x * y - y),
+    ("-x[i]", lambda x, y: -x),
+    ("h2rsqrt(__habs2(y[i]))", lambda x, y: 1 / np.sqrt(np.abs(y.astype(np.float32)))),
+    ("h2exp(y[i]) + __lowhigh2highlow(x[i])", lambda x, y: np.exp(y.astype(np.float32)).astype(np.float16)
+     + x.reshape(-1, 2)[:, ::-1].ravel()),
+])
+def test_half2_math_and_operators_run_lane_by_lane(tmp_path: Path, expr: str, reference) -> None:
+    """`a + b` on two __half2 (cuda_fp16.hpp's operators) and the h2 math: lane by lane, the math
+    in float32 rounded to half, as CUDA computes it; checked against numpy in the emulator."""
     path = _write(tmp_path, HALF2_MATH.replace("EXPR", expr))
     assert [c.name for c in cuda.entries(path)] == ["launch"]
+    rng = np.random.default_rng(0)
+    x, y = (rng.uniform(0.5, 2, 2 * 300).astype(np.float16) for _ in range(2))
+    expected = np.asarray(reference(x, y)).astype(np.float16)
+    assert np.allclose(_pairs(path, x, y).astype(np.float32), expected.astype(np.float32), rtol=2e-3)
+
+
+def test_compound_assignment_on_pairs_stores_into_the_left_side(tmp_path: Path) -> None:
+    path = _write(tmp_path, HALF2_MATH.replace("x[i] = EXPR;", "{ __half2 t = x[i]; t *= y[i]; t += y[i]; x[i] = t; }"))
+    x = np.full(600, 2, dtype=np.float16)
+    y = np.full(600, 3, dtype=np.float16)
+    assert np.array_equal(_pairs(path, x, y), np.full(600, 9, dtype=np.float16))
+
+
+def test_scalar_half_math_is_lc901_where_called(tmp_path: Path) -> None:
+    """The scalar forms (`hrsqrt`, `__habs`) are declared so that the file parses, and not lowered:
+    inconclusive at the call, never lowered as something else."""
+    path = _write(tmp_path, HALF2_MATH.replace("EXPR", "__halves2half2(hrsqrt(y[i].x), __habs(y[i].y))"))
     with pytest.raises(Unsupported) as caught:
         cuda.lower(path, "launch")
     assert caught.value.location is not None and caught.value.location.line == 4
