@@ -670,6 +670,16 @@ class PrintOp(IRDLOperation):
     isSigned = prop_def(DenseArrayBase)
 
 
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """`"ttg.barrier"() <{addrSpace = 31 : i32}> : () -> ()`: tl.debug_barrier, which synchronises the
+    threads of one program. A program's accesses are already in program order for lowercheck, so it
+    constrains nothing more; it is read so that a kernel calling it lowers."""
+
+    name = "ttg.barrier"
+    addrSpace = opt_prop_def(IntegerAttr)
+
+
 # --- arith on tensors -----------------------------------------------------------------------------
 # MLIR's arith accepts tensors everywhere and TTIR relies on it (`arith.cmpi` -> tensor<1024xi1>,
 # `arith.select` on a tensor mask, `arith.extsi` of a tensor of offsets). xDSL 0.75 types the result
@@ -864,6 +874,6 @@ TT = Dialect(
      PtrToIntOp, FpToFpOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, MakeTensorPtrOp, AdvanceOp,
      MakeTensorDescOp, DescriptorLoadOp, DescriptorStoreOp, DotOp, ReduceOp, ReduceReturnOp, ScanOp,
      ScanReturnOp, HistogramOp, ClampFOp, PreciseSqrtOp, PreciseDivFOp, MulhiUIOp,
-     ExternElementwiseOp, AssertOp, PrintOp],
+     ExternElementwiseOp, AssertOp, PrintOp, BarrierOp],
     [PtrType, TensorDescType, CachePolicyAttr],
 )

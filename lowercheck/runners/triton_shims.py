@@ -12,7 +12,9 @@ return None there. `install()` (in the runner's child, before the user's file is
   (`__nv_tanhf`) with numpy: in float64 and rounded once to the result type, which is within the
   documented ulp bounds of libdevice, so the tolerance policy judges it as the real function;
 - passes a Python float kernel argument on as an fp32 scalar, as the compiler types it (the
-  interpreter keeps it a float, so `alpha.to(tl.float16)` fails there).
+  interpreter keeps it a float, so `alpha.to(tl.float16)` fails there);
+- makes `@triton.autotune` run its first config, the one the front end lowers, instead of timing
+  every config on the GPU driver, which a CPU has none of ("0 active drivers").
 
 A symbol without an entry here (the directed-rounding `_rd`/`_ru`/`_rz` variants, Bessel functions)
 still fails in the interpreter, and that is reported as the runner's limit (inconclusive), never as
@@ -93,6 +95,7 @@ def install() -> None:
     from triton.language.extra import libdevice as neutral
     from triton.language.extra.cuda import libdevice as cuda_libdevice
     from triton.runtime import interpreter
+    from triton.runtime.autotuner import Autotuner
 
     def create_extern_elementwise(lib_name, lib_path, symbol, args, ret_type, is_pure):
         function = function_of(symbol)
@@ -120,7 +123,14 @@ def install() -> None:
         setattr(neutral, name, call)
         setattr(cuda_libdevice, name, call)
     interpreter._implicit_cvt = _float_scalars_as_fp32(interpreter._implicit_cvt, interpreter, tl)
+    Autotuner.prune_configs = _first_config
     _INSTALLED = True
+
+
+def _first_config(autotuner, kwargs):
+    """`Autotuner.prune_configs` keeping the first config only (the one the front end lowers): with
+    one config left, Triton's autotuner runs it without benchmarking on a GPU."""
+    return autotuner.configs[:1]
 
 
 def _float_scalars_as_fp32(convert, interpreter, tl):

@@ -743,9 +743,17 @@ class KernelLowering:
         for key, before in outer.items():
             if any(env.get(key, before) is not before for env in envs):
                 if isinstance(before, Ptr) or any(isinstance(env.get(key), Ptr) for env in envs):
-                    raise self.unsupported("a pointer variable assigned under control flow", cursor)
+                    self._same_buffer([before, *(env.get(key, before) for env in envs)], cursor)
                 keys.append(key)
         return keys
+
+    def _same_buffer(self, values: list[Value], cursor: ci.Cursor) -> None:
+        """A pointer variable assigned under control flow (`if (...) vals += offset;`) is carried as
+        its offset: every path must leave it in the same buffer, read as the same type."""
+        first = values[0]
+        if not all(isinstance(v, Ptr) and isinstance(first, Ptr) and v.base is first.base and v.ctype == first.ctype
+                   and v.lead == first.lead for v in values):
+            raise self.unsupported("a pointer variable that points into different buffers on different paths", cursor)
 
     def _yield_values(self, block: Block, env: dict[object, Value], keys: list[object],
                       cursor: ci.Cursor) -> list[SSAValue]:
@@ -756,6 +764,8 @@ class KernelLowering:
             t = self.types.get(k)
             if t is not None and t.kind == "vec":
                 values.extend(self.vec(env[k], t, cursor).lanes)
+            elif isinstance(env[k], Ptr):  # a pointer variable: its offset into its buffer
+                values.append(env[k].offset if env[k].offset is not None else self.index_const(0, cursor))
             elif isinstance(env[k], Undef):
                 values.append(self.constant(0, env[k].ctype, cursor))
             else:
@@ -771,6 +781,8 @@ class KernelLowering:
             if t is not None and t.kind == "vec":
                 assert t.elem is not None
                 types.extend([t.elem.ir] * t.lanes)
+            elif isinstance(self.env[k], Ptr):
+                types.append(IndexType())
             else:
                 v = self.env[k]
                 types.append(v.ctype.ir if isinstance(v, Undef) else v.type)  # type: ignore[union-attr] # an env entry that is not Undef is an SSA value
@@ -784,6 +796,10 @@ class KernelLowering:
             if t is not None and t.kind == "vec":
                 self.env[k] = Vec(tuple(values[at:at + t.lanes]), t)
                 at += t.lanes
+            elif isinstance(self.env.get(k), Ptr):  # the same buffer, at the carried offset
+                p = self.env[k]
+                self.env[k] = Ptr(p.base, values[at], p.ctype, p.lead)
+                at += 1
             else:
                 self.env[k] = values[at]
                 at += 1
@@ -798,8 +814,11 @@ class KernelLowering:
         assigned = self._assigned(cursors) | set(flags)
         keys = [k for k in self.env if k in assigned]
         for k in keys:
-            if isinstance(self.env[k], Ptr):
-                raise self.unsupported("a pointer variable assigned in a loop", cursor)
+            if isinstance(self.env[k], Ptr):  # `p += stride` in a loop: carried as its offset
+                p = self.env[k]
+                self.env[k] = Ptr(p.base, p.offset if p.offset is not None else self.index_const(0, cursor),
+                                  p.ctype, p.lead)
+                continue
             if isinstance(self.env[k], Group):
                 raise self.unsupported("a cooperative group assigned in a loop", cursor)
             if self.types.get(k, ct.INT).kind == "vec":

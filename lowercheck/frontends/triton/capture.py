@@ -222,9 +222,18 @@ def _classify(err: Exception, env, fn: Callable, path: str) -> None:
 
     where = user_frame(err, os.path.realpath(path), path)
     if isinstance(err, (GuardOnDataDependentSymNode, DataDependentOutputException, DynamicOutputShapeException)):
+        if env is None:  # concrete sizes already: the values themselves are missing
+            raise Unsupported(f"`{fn.__name__}` depends on the values in its tensors ({type(err).__name__}), "
+                              "which the capture does not have", where,
+                              hint="lowercheck runs the wrapper on tensors without data, so a branch on a value "
+                                   "(`torch.equal`, `.item()`) has no side to take: lower a launcher of your own "
+                                   "that takes the branch you mean") from None
         raise NeedsConcreteSizes(f"`{fn.__name__}` depends on tensor data ({type(err).__name__}"
                                  f"{' at ' + str(where) if where else ''})") from None
     if isinstance(err, UnsupportedOperatorException):
+        if env is None:
+            raise Unsupported(f"`{fn.__name__}` uses an op the capture's fake tensors do not support: {err}",
+                              where) from None
         raise NeedsConcreteSizes(f"`{fn.__name__}` uses an op fake tensors do not support: {err}") from None
     if env is not None and env.guards:
         # It raised after branching on a size: the hint, not the user, may be at fault.

@@ -124,7 +124,7 @@ class _Builder:
         import torch
 
         fn = jit_function(launch.kernel)
-        variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic)
+        variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic, launch.location)
         symbol, func_effects = self._compiled(fn, variant)
         args: list[str] = []
         for index, pname in enumerate(variant.runtime_params):
@@ -162,7 +162,7 @@ class _Builder:
             taken = sum(1 for k in self.variants if k[0] == id(fn))
             symbol = fn.__name__ if taken == 0 else f"{fn.__name__}_{taken}"
             text = ttc.ttir(fn, variant, self.path)
-            funcs = ttc.to_xdsl(text, symbol, fn.fn.__code__.co_filename, self.path)
+            funcs = ttc.to_xdsl(text, symbol, self.path)
             kernel = next(f for f in funcs if f.sym_name.data == symbol)
             self.funcs += funcs
             self.variants[key] = (symbol, effects(kernel))

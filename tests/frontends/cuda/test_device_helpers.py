@@ -56,3 +56,38 @@ def test_references_and_addresses_of_locals_write_back(tmp_path: Path) -> None:
                                  seed=0, options={}))
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], 2 * x + 0.5)
+
+
+POINTERS = """
+__global__ void rowsum(const float* x, float* out, int n, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  const float* row = x;
+  float* dst = out;
+  if (r < rows) {
+    row += r * n;                  // a pointer moved under control flow
+    dst += r;
+    float s = 0;
+    for (int j = 0; j < n; j++) {  // and in a loop
+      s += row[0];
+      row++;
+    }
+    dst[0] = s;
+  }
+}
+void run(const float* x, float* out, int n, int rows) { rowsum<<<(rows + 63) / 64, 64>>>(x, out, n, rows); }
+"""
+
+
+def test_pointer_variables_moved_under_control_flow_and_in_loops(tmp_path: Path) -> None:
+    path = tmp_path / "pointers.cu"
+    path.write_text(POINTERS)
+    module = cuda.lower(str(path))
+    rows, n = 70, 9
+    x = np.arange(rows * n, dtype=np.float32)
+    out = np.empty(rows, dtype=np.float32)
+    poison.fill(out)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"x": x, "out": out, "n": n, "rows": rows},
+                                 seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    assert np.array_equal(result.outputs["out"], x.reshape(rows, n).sum(axis=1))

@@ -36,6 +36,9 @@ BINDINGS = {
     "autotuned.py": Binding(args={"x": VEC}, sizes={"n": 4096}),
     "ops.py": Binding(args={"x": VEC, "y": VEC, "z": VEC, "i": TensorArg(("n",), "int32"),
                             "h": TensorArg(("n",), "float16"), "n": SizeArg("n"), "stride": SizeArg("s")}),
+    "early_return.py": Binding(args={"x": TensorArg(("rows", "cols"), "float32"), "first_scaled": SizeArg("first")}),
+    "early_return_helper.py": Binding(args={"x": VEC, "limit": SizeArg("limit")}),
+    "swap_halves.py": Binding(args={"x": VEC}),
 }
 
 

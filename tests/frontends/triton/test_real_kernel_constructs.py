@@ -1,0 +1,127 @@
+"""Constructs of published Triton kernels (liger-kernel's) that the front end reads: early returns,
+the names Triton numbers, `tl.debug_barrier`, kernels imported from another file; and what it cannot
+capture, said at the user's line (LC901 or an error), never a crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TRITON_CACHE_DIR", str(Path(__file__).parents[3] / ".cache" / "triton"))
+os.environ.setdefault("TRITON_HOME", str(Path(__file__).parents[3] / ".cache" / "triton-home"))
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+from xdsl.dialects import scf  # noqa: E402
+from xdsl.dialects.builtin import FileLineColLoc  # noqa: E402
+
+from lowercheck import ir  # noqa: E402
+from lowercheck.dialects.access import AccessOp, UnmodelledOp  # noqa: E402
+from lowercheck.dialects.kernel import EntryOp  # noqa: E402
+from lowercheck.dialects.tt import FuncOp, StoreOp  # noqa: E402
+from lowercheck.errors import Unsupported, UserError  # noqa: E402
+from lowercheck.frontends import triton as frontend  # noqa: E402
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, SizeArg, TensorArg  # noqa: E402
+from lowercheck.frontends.triton.compile import to_xdsl  # noqa: E402
+from lowercheck.lowering import extract_accesses  # noqa: E402
+
+INPUTS = Path(__file__).parent / "inputs"
+VEC = TensorArg(("n",), "float32")
+ROWS = Binding(args={"x": TensorArg(("rows", "cols"), "float32"), "first_scaled": SizeArg("first_scaled")})
+
+
+def lower(name: str, binding: Binding):
+    return frontend.lower(str(INPUTS / name), None, binding)
+
+
+def kernel_of(module) -> FuncOp:
+    return next(op for op in module.body.block.ops if isinstance(op, FuncOp))
+
+
+def test_early_returns_are_nested_ifs() -> None:
+    func = kernel_of(lower("early_return.py", ROWS))
+    assert len(func.body.blocks) == 1
+    assert not [op for op in func.walk() if op.name.startswith("cf.")]
+    # The store after the merge is on both paths that reach it, under two levels of scf.if.
+    stores = [op for op in func.walk() if isinstance(op, StoreOp)]
+    assert len(stores) == 2
+    assert all(isinstance(store.parent_op(), scf.IfOp) for store in stores)
+
+
+def test_early_returns_guard_the_accesses() -> None:
+    accesses = list(extract_accesses(lower("early_return.py", ROWS)).walk())
+    assert not [op for op in accesses if isinstance(op, UnmodelledOp)]
+    writes = [op for op in accesses if isinstance(op, AccessOp) and op.buffer.data == "return0"]
+    guards = sorted(tuple(g.data for g in write.guard.data) for write in writes)
+    assert guards == [("GRID0 < rows", "GRID0 < first_scaled", "LANE4 < cols"),
+                      ("GRID0 < rows", "GRID0 >= first_scaled", "Ne(cols, 0)", "LANE3 < cols")]
+
+
+def test_numbered_names_print_back_distinct() -> None:
+    text = ir.print_ir(lower("swap_halves.py", Binding(args={"x": VEC})), debuginfo=True)
+    assert ir.print_ir(ir.parse(text), debuginfo=True) == text
+
+
+def test_an_op_without_a_counterpart_is_unsupported_at_its_line() -> None:
+    with pytest.raises(Unsupported, match="tt.elementwise_inline_asm") as caught:
+        lower("inline_asm.py", Binding(args={"x": TensorArg(("n",), "int32")}))
+    assert (caught.value.location.file, caught.value.location.line) == (str(INPUTS / "inline_asm.py"), 12)
+
+
+TTIR = """"builtin.module"() ({
+  "tt.func"() <{function_type = (ARG) -> (), sym_name = "k", sym_visibility = "public"}> ({
+  ^bb0(%a: ARG loc("k.py":3:1)):
+    BODY
+    "tt.return"() : () -> () loc("k.py":5:5)
+  }) : () -> () loc("k.py":3:1)
+}) : () -> ()"""
+
+
+@pytest.mark.parametrize(("arg", "body", "message", "line"), [
+    ("!ttg.memdesc<16xf32>", "", r"`!ttg.memdesc` \(in `tt.func`\) has no counterpart", 3),
+    ("i32", '%0 = "arith.constant"() <{value = dense<[1, 2> : tensor<2xi32>}> : () -> tensor<2xi32> loc("k.py":4:9)',
+     "cannot read the TTIR of `k`: ']' expected", 4),
+    ("i32", '%0 = "arith.addi"(%a, %a) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> f32 loc("k.py":4:9)',
+     "lowercheck's IR rejects the TTIR of `k`", 3),
+])
+def test_ttir_lowercheck_cannot_hold_is_unsupported_at_its_line(arg: str, body: str, message: str, line: int) -> None:
+    with pytest.raises(Unsupported, match=message) as caught:
+        to_xdsl(TTIR.replace("ARG", arg).replace("BODY", body), "k", "k.py")
+    assert (caught.value.location.file, caught.value.location.line) == ("k.py", line)
+
+
+def test_imported_kernel_keeps_its_own_file() -> None:
+    module = lower("imported_kernel.py", Binding(args={"x": VEC}))
+    files = {op.location.filename.data for op in kernel_of(module).walk() if isinstance(op.location, FileLineColLoc)}
+    assert files == {os.path.relpath(INPUTS / "kernel_library.py")}
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert entry.launches[0].location.filename.data == str(INPUTS / "imported_kernel.py")
+
+
+def test_branch_on_tensor_data_falls_back_then_is_unsupported() -> None:
+    binding = Binding(args={"x": VEC, "scale": TensorArg((), "float32")})
+    with pytest.raises(NeedsConcreteSizes, match="tensor data"):
+        lower("data_dependent.py", binding)
+    with pytest.raises(Unsupported, match="values in its tensors") as caught:
+        lower("data_dependent.py", Binding(binding.args, sizes={"n": 1000}))
+    assert caught.value.location.line == 17
+
+
+def test_launch_options_are_checked_at_the_launch() -> None:
+    binding = Binding(args={"x": VEC, "warps": SizeArg("warps")})
+    with pytest.raises(NeedsConcreteSizes, match="launch option `num_warps`"):
+        lower("launch_options.py", binding)
+    with pytest.raises(UserError, match="num_warps must be a power of 2") as caught:
+        lower("launch_options.py", Binding(binding.args, sizes={"n": 1000, "warps": 1000}))
+    assert caught.value.location.line == 16
+    (launch,) = next(op for op in lower("launch_options.py", Binding(binding.args, sizes={"n": 1000, "warps": 8}))
+                     .body.block.ops if isinstance(op, EntryOp)).launches
+    assert launch.num_warps.data == 8
+
+
+def test_a_tensor_for_a_constexpr_names_the_launch() -> None:
+    binding = Binding(args={"x": VEC, "sections": TensorArg(("k",), "int32")}, sizes={"n": 1000, "k": 3})
+    with pytest.raises(UserError, match="constexpr `FIRST` of `head_kernel` receives a tensor") as caught:
+        lower("tensor_constexpr.py", binding)
+    assert caught.value.location.line == 16
