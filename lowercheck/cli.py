@@ -246,7 +246,8 @@ def _lower(args) -> int:
     shown = accesses if args.emit == "access" else module
     sys.stdout.write(ir.print_ir(shown, debuginfo=not args.no_loc))
     if args.emit == "access":
-        sys.stdout.write(relations_text(accesses))
+        spec = _spec(args)
+        sys.stdout.write(relations_text(accesses, spec.sweep()[0] if spec.sizes else None))
     unmodelled = [op for op in accesses.walk() if isinstance(op, UnmodelledOp)]
     if not unmodelled:
         return 0

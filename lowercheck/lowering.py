@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import ir
-from lowercheck.errors import UserError
+from lowercheck.errors import Unsupported, UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
 from lowercheck.frontends.base import (
     Arg,
@@ -205,7 +205,11 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
                        | set(typed_sizes(candidate)))
         sizes = spec.sweep()[0] if spec.sizes else {name: 1000 for name in names}
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
-        module = frontend.lower(path, entry, Binding(binding.args, sizes))
+        try:
+            module = frontend.lower(path, entry, Binding(binding.args, sizes))
+        except NeedsConcreteSizes as still:  # a front end that cannot lower even at these sizes
+            raise Unsupported(f"`{entry}` cannot be lowered even at concrete sizes: {still}",
+                              next(c for c in candidates if c.name == entry).location) from None
     for note in source_notes(frontend, path):
         print(f"note: {note}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
@@ -262,10 +266,41 @@ def typed(language: str, path: str) -> bool:
     return language == "cuda"
 
 
-def relations_text(module: ModuleOp) -> str:
+# Seconds `lower` may spend on the relations it prints: they are a reading aid, never a verdict.
+RELATIONS_BUDGET_S = 30
+
+
+def relations_text(module: ModuleOp, sizes: dict[str, int] | None = None,
+                   budget_s: float = RELATIONS_BUDGET_S) -> str:
     """The access relations of an access module in isl notation, each with its words, as `//`
     comment lines (the IR printed before them stays parsable): for all sizes where the indices are
-    quasi-affine in them, else for one size (1000 each)."""
+    quasi-affine in them, else for one size (`sizes`, the spec's first; else 1000 each). Relations
+    that take longer than `budget_s` to build are left out with a line that says so."""
+    import signal
+    import threading
+
+    class TooCostly(Exception):
+        pass
+
+    def expired(signum, frame):
+        raise TooCostly
+
+    timed = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGALRM, expired) if timed else None
+    try:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, budget_s)
+        return _relations_text(module, sizes)
+    except TooCostly:
+        return (f"// access relations not shown: building them took more than {budget_s:.0f} s (isl; the "
+                "access IR above is complete)\n")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _relations_text(module: ModuleOp, sizes: dict[str, int] | None) -> str:
     from lowercheck import symbolic
     from lowercheck.compare import explain
     from lowercheck.compare.accesses import build
@@ -288,7 +323,7 @@ def relations_text(module: ModuleOp) -> str:
         rel = build(module, None, names)
         header = "// access relations, for all sizes"
     except symbolic.NonAffine as why:
-        sizes = {name: 1000 for name in names}
+        sizes = {name: (sizes or {}).get(name, 1000) for name in names}
         rel = build(module, sizes, names)
         header = (f"// access relations for {', '.join(f'{k}={v}' for k, v in sizes.items())} "
                   f"(not quasi-affine in the sizes: {why})")

@@ -137,6 +137,15 @@ def to_isl(expr: sympy.Basic) -> str:
     return _Isl().emit(expr)
 
 
+def _rational_coefficients(e: sympy.Basic) -> bool:
+    """A linear expression with a non-integer rational coefficient (`x/64 - 2`)."""
+    e = sympy.expand(e)
+    coeffs = e.as_coefficients_dict()
+    return e.is_polynomial() and all(c.is_Rational for c in coeffs.values()) \
+        and any(not c.is_Integer for c in coeffs.values()) and sympy.Poly(e).total_degree() <= 1 \
+        if e.free_symbols else False
+
+
 class _Isl:
     def emit(self, e: sympy.Basic) -> str:
         if e is sympy.true:
@@ -148,8 +157,21 @@ class _Isl:
         if isinstance(e, sympy.Or):
             return " or ".join(f"({self.emit(a)})" for a in e.args)
         if isinstance(e, sympy.Not):
-            return self.emit(e.args[0].negated) if isinstance(e.args[0], sympy.Rel) else _fail(e)
+            inner = e.args[0]
+            if isinstance(inner, sympy.Rel):
+                return self.emit(inner.negated)
+            if isinstance(inner, (sympy.And, sympy.Or)):  # De Morgan
+                dual = sympy.Or if isinstance(inner, sympy.And) else sympy.And
+                return self.emit(dual(*[sympy.Not(a) for a in inner.args], evaluate=False))
+            if isinstance(inner, sympy.Not):
+                return self.emit(inner.args[0])
+            return _fail(e)
         if isinstance(e, sympy.Rel):
+            if e.rel_op in ("<", "<=", ">", ">=") and _rational_coefficients(e.lhs - e.rhs):
+                # `GRID0/64 >= 2`, which sympy makes of `floor(GRID0/64) >= 2`: scaled to integers
+                diff = e.lhs - e.rhs
+                scale = sympy.ilcm(*[sympy.fraction(c)[1] for c in diff.as_coefficients_dict().values()])
+                return self.emit(type(e)(sympy.expand(diff * scale), 0))
             op = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}[e.rel_op]
             if op == "!=":
                 lhs, rhs = self.term(e.lhs), self.term(e.rhs)

@@ -89,3 +89,16 @@ def test_a_composite_divisor_keeps_its_parentheses() -> None:
     text = symbolic.format(expr)
     assert text == "floor(GRID0/(4*floor((n + 31)/32)))"
     assert symbolic.parse(text) == expr
+
+
+def test_negations_and_rational_bounds_are_written_for_isl() -> None:
+    """`~((floor(g/64) >= 2) | (g mod 64 >= 64))` as sympy leaves it (the floor became `g/64 >= 2`):
+    De Morgan, and the rational bound scaled to integers, so isl reads it as one affine set."""
+    import islpy as isl
+    import sympy
+
+    g = symbolic.var("GRID0")
+    condition = sympy.Not(sympy.Or(sympy.floor(g / 64) >= 2, sympy.Mod(g, 64) >= 64))
+    space = isl.Set(f"{{ [GRID0] : GRID0 >= 0 and {symbolic.to_isl(condition)} }}")
+    assert space == isl.Set("{ [GRID0] : 0 <= GRID0 <= 127 }")
+    assert isl.Set(f"{{ [GRID0] : {symbolic.to_isl(sympy.Lt(g / 3, 5))} }}") == isl.Set("{ [GRID0] : GRID0 <= 14 }")

@@ -70,3 +70,12 @@ def test_spec_values_reach_the_wrapper_in_every_run(tmp_path: Path) -> None:
         path.write_text(changed)
         done = run_lowercheck(["diff", vadd, str(inputs / "vadd_modes.py"), "--spec", str(path)])
         assert done.returncode == 1 and "verdict: different" in done.stdout, done.stdout + done.stderr
+
+
+def test_relations_too_costly_to_build_are_left_out_not_waited_for() -> None:
+    """`lower --emit access` prints relations as a reading aid; over the budget, a line says so."""
+    from lowercheck.lowering import extract_accesses, relations_text
+
+    module = extract_accesses(cuda.lower(str(CORPUS / "vector_add" / "vadd.cu")))
+    assert "block p reads x" in relations_text(module)
+    assert "not shown: building them took more than" in relations_text(module, budget_s=1e-6)
