@@ -365,10 +365,10 @@ def classify(code: int | None, stdout: str, stderr: str) -> tuple[str, str, str]
         return "timeout", "", ""
     if "Traceback (most recent call last)" in stderr or "internal error in lowercheck" in stderr:
         return "crash", _crash_summary(stderr), _crash_where(stderr)
-    if code == 0:
-        reasons = [m for m in _UNMODELLED.finditer(stdout)]
-        if not reasons:
-            return "clean", "", ""
+    reasons = [m for m in _UNMODELLED.finditer(stdout)] if code in (0, 3) else []
+    if code == 0 and not reasons:
+        return "clean", "", ""
+    if reasons:  # `lower` printed the access IR and exits 3 for its unmodelled accesses: the first one says why
         first = reasons[0]
         where = f"{first['file']}:{first['line']}" if first["file"] else ""
         return "unmodelled", _unescape(first["reason"]), where
@@ -509,22 +509,29 @@ def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_m
 
 # What stops a row, by the shape of its message (first match wins): the report's "causes" table.
 CAUSES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("", re.compile(r"launches a kernel on a mesh"),
+     "Mosaic GPU's or the TPU's mesh kernel language (`plgpu.kernel`, `pl.core_map`): LC901 by design"),
     ("cuda", re.compile(r"\(and \d+ more error\(s\)\)|file not found|too many errors|unknown type name|"
-                        r"undeclared identifier|no template named|no member named"),
-     "clang cannot parse what the launcher or its kernels use against lowercheck's CUDA model: CUDA or C++ "
-     "library names it does not declare (`cudaDeviceProp`, `std::vector`, curand), or project types"),
-    ("", re.compile(r"^`\w+` raised |^`\w+` depends on tensor data|DataDependent|num_warps must be"),
+                        r"undeclared identifier|no template named|no member named|no matching|shadows template"),
+     "clang cannot parse what the launcher or its kernels use against lowercheck's CUDA model: CUDA, ATen or "
+     "C++ library names it does not declare (`at::cuda::getCurrentDeviceProperties`, `c10::toString`), "
+     "conversions between its half types, or project types"),
+    ("", re.compile(r"^`\w+` raised |^`\w+` depends on tensor data|DataDependent|num_warps must be|"
+                    r"the launcher raised"),
      "the launcher, called with the arguments `lower` assumes without a spec (every untyped parameter a "
-     "float32[n] tensor unless it has a default), raised or branched on data"),
-    ("", re.compile(r"^Triton cannot compile"), "Triton's compiler rejects the kernel as specialised for the assumed arguments"),
+     "float32[n] tensor unless it has a default) or with ours, raised or branched on data"),
+    ("", re.compile(r"^Triton cannot compile|receives a tensor"),
+     "Triton's compiler rejects the kernel as specialised for the arguments given"),
     ("", re.compile(r"ParseError"), "lowercheck cannot re-parse the TTIR Triton emitted"),
-    ("", re.compile(r"no kernel or reference lowercheck knows"),
-     "the file is not recognised as Pallas (`import jax.experimental.pallas as pl`, Mosaic GPU `plgpu`)"),
-    ("cuda", re.compile(r"no function of the file"), "no launcher: the host launchers are function templates "
-     "(`template <typename T> void launch_...`, instantiated explicitly) or launch from a macro; `lower` lists neither"),
+    ("", re.compile(r"loaded value|opaque|data-dependent|a loop-carried value", re.I),
+     "an access whose index or condition comes from loaded data (a gather, an early return on a label, "
+     "pages looked up in a table): unmodelled, the other accesses stay checked"),
     ("", re.compile(r"no function of the file"), "no launcher: the kernels are launched from another file or "
      "through a helper lowercheck does not follow"),
-    ("", re.compile(r"is not supported|unsupported", re.I), "an unsupported construct (LC901)"),
+    ("", re.compile(r"inline assembly|__cvta_generic_to_shared|PTX"), "inline PTX other than memory moves"),
+    ("cuda", re.compile(r"host launcher"), "a host launcher construct: a launch chosen by a flag no spec "
+     "fixes, a parameter of a project type, a null pointer passed to a kernel"),
+    ("", re.compile(r"is not supported|unsupported", re.I), "another unsupported construct (LC901)"),
 )
 
 

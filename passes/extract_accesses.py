@@ -774,10 +774,23 @@ def _tt_reduce(op: Operation, st: State) -> None:
         value_dims = getattr(value, "dims", ())
         lane = value_dims[axis] if axis < len(value_dims) else None
         for source in sources_of(value):
-            sources.add(f"{source}/{lane.name}" if lane is not None and source != MOVED else source)
+            sources.add(reduced(source, lane.name) if lane is not None and source != MOVED else source)
         dims = value_dims[:axis] + value_dims[axis + 1:] if value_dims else ()
     for r in op.results:
         st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum))
+
+
+def reduced(source: str, lane: str) -> str:
+    """`source` reduced over `lane` as well (`r3` -> `r3/LANE7`). Reductions since the source's last
+    rename (`@...`) commute and a lane reduced twice is reduced once, so they are kept sorted and
+    unique: a loop of alternating row and column reductions (Sinkhorn) keeps one source per read,
+    not one per path (which doubled with each trip)."""
+    head, at, tail = source.rpartition("@")
+    base, *steps = (tail if at else source).split("/")
+    if lane in steps:
+        return source
+    run = "/".join([base, *sorted([*steps, lane])])
+    return f"{head}@{run}" if at else run
 
 
 @rule("tt.scan", "tt.histogram")
@@ -943,9 +956,9 @@ def _value_op(op: Operation, st: State) -> None:
                     n_lane = st.fresh_lane(*st.lane_ranges.get(b_dims[1], (0, shape_of(r)[1])))
                     b_sources = renamed(b_sources, {b_dims[1]: n_lane})
                 dims = (a_dims[0], n_lane)
-                srcs = frozenset(f"{s}/{a_dims[1].name}" if a_dims[1] is not None and s != MOVED
+                srcs = frozenset(reduced(s, a_dims[1].name) if a_dims[1] is not None and s != MOVED
                                  else s for s in sources_of(operands[0])) | \
-                    frozenset(f"{s}/{b_dims[0].name}" if b_dims[0] is not None and s != MOVED
+                    frozenset(reduced(s, b_dims[0].name) if b_dims[0] is not None and s != MOVED
                               else s for s in b_sources) | sources_of(*operands[2:])
         st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
 
