@@ -482,7 +482,10 @@ class HostReader:
         return value.subs(self.sizes) if self.sizes and isinstance(value, sympy.Basic) else value
 
     def condition(self, cond: ci.Cursor) -> bool | None:
-        """The truth of a condition where it is decided (constants, concrete sizes), else None."""
+        """The truth of a condition where it is decided (constants, concrete sizes), else None. A
+        buffer is never null (lowercheck passes one for each pointer parameter): `if (bias)` holds."""
+        if self._is_buffer(cond):
+            return True
         value = self.try_expr(cond)
         if isinstance(value, sympy.Basic) and self.sizes:
             value = value.subs(self.sizes)
@@ -579,6 +582,8 @@ class HostReader:
                 else:
                     self.values[decl_key(target.referenced)] = self.try_expr(value)
             return None
+        if self._update_extent(c):  # `block.x >>= 1`, `grid.y = m`
+            return None
         updated = self._update(c)
         if updated is not None:  # `x += e`, `++i`: the variable's new value
             decl, value = updated
@@ -586,6 +591,34 @@ class HostReader:
             return None
         self.forget(c)
         return None
+
+    def _update_extent(self, c: ci.Cursor) -> bool:
+        """`d.x = e` / `d.x OP= e` on a local dim3: that extent's new value (unknown if not known)."""
+        if c.kind not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) or len(children(c)) != 2:
+            return False
+        target, value = children(c)
+        target = _strip(target)
+        if target.kind != K.MEMBER_REF_EXPR or not children(target) or not _is_dim3(children(target)[0].type):
+            return False
+        base = _strip(children(target)[0])
+        axis = "xyz".find(member_name(target))
+        if base.kind != K.DECL_REF_EXPR or base.referenced is None or axis < 0:
+            return False
+        key = decl_key(base.referenced)
+        extents = self.values.get(key)
+        if not isinstance(extents, tuple):
+            return False
+        new = self.try_expr(value)
+        if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            op = next((_COMPOUND[t.spelling] for t in c.get_tokens() if t.spelling in _COMPOUND), None)
+            new = _HOST_BINARY[op](extents[axis], new, True) if op is not None and new is not None else None
+        elif c.binary_operator != B.Assign:
+            return False
+        if new is None:
+            self.values[key] = None
+        else:
+            self.values[key] = tuple(new if k == axis else e for k, e in enumerate(extents))
+        return True
 
     def _update(self, c: ci.Cursor) -> tuple[ci.Cursor, sympy.Expr | None] | None:
         """`x OP= e`, `++x`, `x--` on a local integer: the variable and its new value (None: unknown)."""
@@ -656,7 +689,7 @@ class HostReader:
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and _is_dim3(c.type):
             value = self.values.get(decl_key(c.referenced))
             if value is None:
-                raise self.unsupported(f"the launch extent `{c.spelling}`, computed under control flow", e)
+                raise self.undecided(f"the launch extent `{c.spelling}`, computed under control flow", e)
             return value  # type: ignore[return-value]  # a dim3 local holds a Dim3
         callee = called_function(c) if c.kind == K.CALL_EXPR else None
         if callee is not None and callee.kind == K.FUNCTION_DECL and _is_dim3(c.type):  # `dim3 g = grid_of(n);`
@@ -750,6 +783,9 @@ class HostReader:
             if first is None or second is None:
                 raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
             return sympy.Integer(int(second))
+        if op in (B.EQ, B.NE) and any(self._is_buffer(side) for side in (lhs, rhs)) \
+                and any(_is_null(side) for side in (lhs, rhs)):  # `other == nullptr`: a buffer is never null
+            return sympy.Integer(int(op == B.NE))
         compare = _HOST_COMPARE.get(op)
         if compare is not None:  # 1 or 0 where decided (sympy's relational of two numbers)
             truth = compare(self.at_sizes(self.expr(lhs)), self.at_sizes(self.expr(rhs)))
@@ -771,8 +807,16 @@ class HostReader:
         except Unsupported:  # bitwise operations on symbols
             raise self.undecided(f"`{_text(e)}`", e) from None
 
+    def _is_buffer(self, e: ci.Cursor) -> bool:
+        """`e` names a buffer of the launcher (a pointer parameter or an allocation)."""
+        c = _strip(e)
+        return c.kind == K.DECL_REF_EXPR and c.referenced is not None \
+            and isinstance(self.values.get(decl_key(c.referenced)), Buffer)
+
     def _unary(self, e: ci.Cursor) -> sympy.Expr:
         kind = unary_operator(e, self.shown)
+        if kind == "!" and self._is_buffer(children(e)[0]):  # `!other`: a buffer is never null
+            return sympy.Integer(0)
         value = self.expr(children(e)[0])
         if kind == "-":
             return -value
@@ -894,6 +938,13 @@ _HOST_BINARY: dict[B, Callable[[sympy.Expr, sympy.Expr, bool], sympy.Expr]] = {
     B.Or: lambda a, b, i: _bitwise(a, b, int.__or__),
     B.Xor: lambda a, b, i: _bitwise(a, b, int.__xor__),
 }
+
+
+def _is_null(e: ci.Cursor) -> bool:
+    """`nullptr`, `NULL` (0 as a pointer) or `0`."""
+    c = _strip(e)
+    return c.kind == K.CXX_NULL_PTR_LITERAL_EXPR or (c.kind == K.INTEGER_LITERAL and evaluate(c) == 0) \
+        or (evaluate(c) == 0 and c.type.get_canonical().kind == ci.TypeKind.POINTER)
 
 
 def _bitwise(a: sympy.Expr, b: sympy.Expr, op: Callable[[int, int], int]) -> sympy.Expr:

@@ -106,7 +106,15 @@ class Packed:
     ctype: CType
 
 
-Value = SSAValue | Ptr | Undef | Group | Vec | Packed
+@dataclass(frozen=True)
+class Address:
+    """A pointer as a shared-window address (`__cvta_generic_to_shared(p)`, an integer in C): inline
+    PTX reads it as the pointer it came from; any other use of it as a number is not modelled."""
+
+    ptr: Ptr
+
+
+Value = SSAValue | Ptr | Undef | Group | Vec | Packed | Address
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -293,6 +301,8 @@ class KernelLowering:
             raise self.unsupported(f"this use of a `{v.ctype.dtype}` vector value as a scalar", cursor)
         if isinstance(v, Packed):
             raise self.unsupported(f"using the bits of `{v.elem.dtype}` elements as a `{v.ctype.dtype}`", cursor)
+        if isinstance(v, Address):
+            raise self.unsupported("a shared-memory address (`__cvta_generic_to_shared`) used as a number", cursor)
         if isinstance(v, Undef):
             return self.constant(0, v.ctype, cursor)
         return v
@@ -308,7 +318,7 @@ class KernelLowering:
 
     # -------------------------------------------------------- conversions
     def convert(self, v: Value, src: CType, dst: CType, cursor: ci.Cursor) -> Value:
-        if src == dst:
+        if src == dst or (isinstance(v, Address) and dst.is_int):  # an address stays one as any integer
             return v
         if src.kind == "ptr" and dst.kind == "bool" and isinstance(v, Ptr):  # `if (bias)`: never null here
             return self.constant(1, ct.BOOL, cursor)
@@ -453,7 +463,7 @@ class KernelLowering:
                 del self.env[key]
         if ret.kind == "void":
             return Undef(ct.VOID), ct.VOID
-        return self.scalar(result, call) if not isinstance(result, Ptr) else result, ret
+        return self.scalar(result, call) if not isinstance(result, (Ptr, Address)) else result, ret
 
     # -------------------------------------------------------- statements
     def seq(self, stmts: list[ci.Cursor]) -> None:
@@ -536,6 +546,8 @@ class KernelLowering:
                 >= len(asm.operands) or (move.kind == "load" and max(move.registers) >= asm.outputs):
             raise self.unsupported("an inline-assembly operand lowercheck cannot match", s)
         address, at = self.expr(asm.operands[move.address])
+        if isinstance(address, Address):  # `[%1]` with %1 = __cvta_generic_to_shared(p): p itself
+            address, at = address.ptr, address.ptr.ctype
         if not isinstance(address, Ptr):
             raise self.unsupported("a PTX address that is not a pointer to a buffer", s)
         register = CType("int", move.width, False)
@@ -1961,6 +1973,14 @@ def _rounded_to_int(rounding: type[Operation] | None):
     return lower
 
 
+def _to_shared_window(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`__cvta_generic_to_shared(p)`: the address inline PTX's `ld.shared`/`st.shared` take."""
+    p, _ = lo.expr(args[0])
+    if not isinstance(p, Ptr):
+        raise lo.unsupported(f"`{_text(e)}` of something that is not a buffer", e)
+    return Address(p), lo.ctype(e.type, e)
+
+
 def _memcpy(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
     """Device-side `memcpy(dst, src, bytes)` with a constant byte count between buffers of one
     element type (a packed vector moved into registers): the elements it spans, one by one."""
@@ -2148,7 +2168,7 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     "__syncwarp": _syncwarp,
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
     **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
-    "__mul24": _mul24, "__umul24": _mul24, "memcpy": _memcpy,
+    "__mul24": _mul24, "__umul24": _mul24, "memcpy": _memcpy, "__cvta_generic_to_shared": _to_shared_window,
     **{f"__{src}2{dst}_{mode}": _rounded_to_int(rounding)
        for src in ("float", "double") for dst in ("int", "uint", "ll", "ull")
        for mode, rounding in (("rn", mathd.RoundEvenOp), ("rd", mathd.FloorOp), ("ru", mathd.CeilOp),

@@ -251,3 +251,24 @@ def test_cli_exit_code_for_unsupported(tmp_path: Path) -> None:
                                     "void run(float* x, int n) { k<<<1, 32>>>(x, n); }\n")
     result = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(path)], capture_output=True, text=True)
     assert result.returncode == 3 and "u.cu:2:" in result.stderr + result.stdout
+
+
+def test_host_buffers_are_never_null_and_extents_update_in_place(tmp_path: Path) -> None:
+    """A launcher that tests an optional buffer (`if (!bias)`, `bias == nullptr`) takes the branch
+    where it is there (lowercheck passes a buffer for each pointer parameter), and `block.x >>= 1`
+    under a size test updates that extent at each size."""
+    path = _write(tmp_path, "h.cu", KERNEL + """
+void run(float* x, float* bias, int n) {
+  dim3 block(256);
+  dim3 grid((n + 255) / 256);
+  if (n > 512) { block.x >>= 1; grid.x <<= 1; }
+  if (!bias) return;
+  if (bias == nullptr) return;
+  k<<<grid, block>>>(x, n);
+}
+""")
+    def launches(n: int) -> list[tuple[str, str]]:
+        module = cuda.lower(path, binding=Binding(sizes={"n": n}))
+        return [(op.grid.data[0].data, op.block.data[0].data) for op in module.walk() if isinstance(op, LaunchOp)]
+    assert launches(100) == [("floor((n + 255)/256)", "256")]
+    assert launches(1000) == [("2*floor((n + 255)/256)", "128")]

@@ -140,3 +140,46 @@ def test_other_ptx_is_unsupported_at_the_statement(tmp_path: Path) -> None:
         cuda.lower(str(path), "launch_scale")
     line = next(i for i, text in enumerate(PTX.splitlines(), 1) if "fma" in text or "st.global" in text)
     assert err.value.location is not None and err.value.location.line == line  # the asm statement
+
+
+SHARED_PTX = """#include <stdint.h>
+__device__ unsigned to_shared(const void* p) { return __cvta_generic_to_shared(p); }
+__device__ void st_shared(void* dst, const void* src) {
+  const int32_t* data = reinterpret_cast<const int32_t*>(src);
+  unsigned address = to_shared(dst);
+  asm volatile("st.shared.u32 [%0], %1;\\n" : : "r"(address), "r"(*data));
+}
+__device__ void ld_shared(void* dst, const void* src) {
+  int32_t* data = reinterpret_cast<int32_t*>(dst);
+  unsigned address = to_shared(src);
+  asm volatile("ld.shared.u32 {%0}, [%1];\\n" : "=r"(*data) : "r"(address));
+}
+__global__ void reverse_blocks(const float* x, float* out, int n) {
+  __shared__ float tile[128];
+  int i = blockIdx.x * 128 + threadIdx.x;
+  float v = i < n ? x[i] : 0.0f;
+  st_shared(&tile[threadIdx.x], &v);
+  __syncthreads();
+  float r;
+  ld_shared(&r, &tile[127 - threadIdx.x]);
+  if (i < n) out[i] = r;
+}
+void run(const float* x, float* out, int n) { reverse_blocks<<<(n + 127) / 128, 128>>>(x, out, n); }
+"""
+
+
+def test_shared_memory_moves_through_cvta_addresses(tmp_path: Path) -> None:
+    """`ld.shared`/`st.shared` whose address is `__cvta_generic_to_shared(p)` (DeepSpeed's block
+    reductions): the address is the pointer it came from; the values go through bit for bit, and a
+    local whose address is taken (`&v`) is read and written through it."""
+    path = tmp_path / "shared_ptx.cu"
+    path.write_text(SHARED_PTX)
+    module = cuda.lower(str(path))
+    n = 256
+    x = np.arange(n, dtype=np.float32) * np.float32(1.5)
+    out = np.empty(n, dtype=np.float32)
+    poison.fill(out)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"x": x, "out": out, "n": n}, seed=0, options={}))
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    assert np.array_equal(result.outputs["out"], x.reshape(-1, 128)[:, ::-1].ravel())
