@@ -210,6 +210,7 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         except NeedsConcreteSizes as still:  # a front end that cannot lower even at these sizes
             raise Unsupported(f"`{entry}` cannot be lowered even at concrete sizes: {still}",
                               next(c for c in candidates if c.name == entry).location) from None
+        _check_launches(module, next(c for c in candidates if c.name == entry), sizes)
     for note in source_notes(frontend, path):
         print(f"note: {note}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
@@ -219,6 +220,18 @@ def typed_sizes(candidate: EntryCandidate) -> list[str]:
     """A typed entry's integer scalar parameters (a CUDA launcher's `int n`): the sizes it is lowered
     at when it can only be lowered at concrete sizes."""
     return [p.name for p in candidate.params if p.kind == "scalar" and (p.dtype or "").startswith(("int", "uint"))]
+
+
+def _check_launches(module: ModuleOp, candidate: EntryCandidate, sizes: dict[str, int]) -> None:
+    """A launcher lowered at the sizes `lower` chose that makes none of the launches it has (a
+    `switch` on a mode none of whose cases is taken) models nothing: inconclusive, not clean."""
+    from lowercheck.dialects.kernel import LaunchOp
+
+    if candidate.launches and not any(isinstance(op, LaunchOp) for op in module.walk()):
+        raise Unsupported(f"`{candidate.name}` makes none of its launches at "
+                          f"{', '.join(f'{k}={v}' for k, v in sizes.items())}: the values that choose them are not "
+                          "the ones its callers pass", candidate.location,
+                          hint="give those values in a spec ([args.NAME] value = ..., or [sizes])")
 
 
 def source_notes(frontend, path: str) -> list[str]:

@@ -42,8 +42,9 @@ from lowercheck.frontends.cuda.host import (
     is_stream,
     is_tensor,
     kernel_symbol,
-    launch_calls,
+    host_callee,
     launched_kernel,
+    launches_reached,
 )
 from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
 
@@ -76,11 +77,11 @@ def _launchers(path: str | os.PathLike, with_errors: bool = False, every_instanc
     broken = {parse.decl_key(fn) for fn in parse.errored_functions(path)}
     found = [Launcher(fn.spelling, fn) for fn in parse.function_definitions(tu)
              if not parse.is_kernel(fn) and not parse.is_device_only(fn) and fn.spelling != "main"  # a program
-             and launch_calls(fn)
+             and launches_reached(fn)
              and (with_errors or parse.decl_key(fn) not in broken)]
     by_template: dict[str, list[Launcher]] = {}
     for instance, fn in parse.launcher_instances(path):
-        if launch_calls(fn) and (with_errors or parse.deferred_error(path, [fn]) is None):
+        if launches_reached(fn) and (with_errors or parse.deferred_error(path, [fn]) is None):
             name = instance.shown if instance.args is not None else _instance_name(fn)  # as the file writes it
             by_template.setdefault(fn.spelling, []).append(Launcher(name, fn))
     for name, shown in by_template.items():
@@ -127,7 +128,7 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
                 params.append(EntryParam(p.spelling, "buffer", t.elem.dtype))
             else:
                 params.append(EntryParam(p.spelling, "scalar", t.dtype))
-        kernels = tuple(dict.fromkeys(kernel_symbol(launched_kernel(c)) for c in launch_calls(fn)))
+        kernels = tuple(dict.fromkeys(kernel_symbol(launched_kernel(c)) for c in launches_reached(fn)))
         found.append(EntryCandidate(launcher.name, parse.location(fn, shown), tuple(params), kernels,
                                     None if launcher.name in defaults else fn.spelling))
     return found
@@ -187,7 +188,8 @@ def _reachable(fn: ci.Cursor, tu: ci.TranslationUnit) -> list[ci.Cursor]:
     those call, transitively, in any file. Host functions the launcher calls (an error check that
     prints with std::cerr) are not lowered, so their errors do not matter."""
     found: dict[tuple[int, int], ci.Cursor] = {}
-    todo = [fn] + [k for k in (launched_kernel(c) for c in launch_calls(fn)) if k is not None]
+    todo = [fn] + [k for k in (launched_kernel(c) for c in launches_reached(fn)) if k is not None]
+    todo += [callee for c in parse.walk(fn) if (callee := host_callee(c)) is not None and launches_reached(callee)]
     while todo:
         current = todo.pop()
         key = parse.decl_key(current)

@@ -33,6 +33,7 @@ from lowercheck.frontends.cuda.parse import (
     children,
     decl_key,
     evaluate,
+    is_device_only,
     is_kernel,
     location,
     member_name,
@@ -106,6 +107,33 @@ class HostFunction:
 def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
     """The `k<<<...>>>(...)` calls in a function body, in source order."""
     return [c for c in walk(fn) if c.kind == K.CALL_EXPR and launched_kernel(c) is not None]
+
+
+# How deep launchers that call launchers are followed (`launch` -> `launch_impl<T>` -> `k<<<...>>>`).
+_CALL_DEPTH = 4
+
+
+def host_callee(call: ci.Cursor) -> ci.Cursor | None:
+    """The definition of the host function a call calls (not a kernel, not a device function)."""
+    if call.kind != K.CALL_EXPR or launched_kernel(call) is not None:
+        return None
+    ref = call.referenced
+    definition = ref.get_definition() if ref is not None and ref.kind == K.FUNCTION_DECL else None
+    if definition is None or is_kernel(definition) or is_device_only(definition):
+        return None
+    return definition
+
+
+def launches_reached(fn: ci.Cursor, depth: int = _CALL_DEPTH) -> list[ci.Cursor]:
+    """The launches `fn` makes, itself or through the host functions it calls (a dispatcher that
+    calls `launch_impl<T>`), in source order."""
+    found = list(launch_calls(fn))
+    if depth > 0:
+        for c in walk(fn):
+            callee = host_callee(c)
+            if callee is not None and callee != fn:
+                found += launches_reached(callee, depth - 1)
+    return found
 
 
 def launched_kernel(call: ci.Cursor) -> ci.Cursor | None:
@@ -184,6 +212,7 @@ class HostReader:
         self.sizes = {symbolic.var(name): sympy.Integer(v) for name, v in sizes.items()} if sizes is not None else None
         # of the last `return` run (a host helper's result: a number, or a Dim3 for a helper returning dim3)
         self.return_value: sympy.Expr | Dim3 | None = None
+        self.calls: list[ci.Cursor] = []  # the launchers this one is reading inside, innermost last
         # declaration -> expression | Dim3 | Buffer | None (unknown)
         self.values: dict[tuple[int, int], object] = {}
         self.returns = self._returned_locals()
@@ -396,7 +425,7 @@ class HostReader:
                     chosen = arms[0] if decided else arms[1] if len(arms) > 1 else None
                     if chosen is not None and not self.stmts([chosen]):
                         return False
-                elif launch_calls(s):
+                elif launches_reached(s):
                     raise self.undecided("the launch an `if` chooses", s)
                 elif not self.branch(s):
                     return False
@@ -406,7 +435,7 @@ class HostReader:
             elif s.kind == K.SWITCH_STMT:
                 if not self.switch(s):
                     return False
-            elif launch_calls(s):
+            elif launches_reached(s):
                 raise self.unsupported(f"a kernel launch inside `{s.kind.name.lower()}`", s)
             else:
                 self.forget(s)
@@ -430,7 +459,7 @@ class HostReader:
                          [i for i, v in labels.items() if v == "default"]
                 start = chosen[0] if chosen else len(flat)
         if start is None:
-            if launch_calls(s):
+            if launches_reached(s):
                 raise self.undecided("the launch a `switch` chooses", s)
             self.forget(s)
             return True
@@ -472,7 +501,7 @@ class HostReader:
                 if step is not None:
                     self.effect(step)
         self.values = before
-        if launch_calls(s):
+        if launches_reached(s):
             raise self.undecided("the number of launches a loop makes", s)
         self.forget(s)  # what the loop assigns becomes unknown
         return True
@@ -572,6 +601,10 @@ class HostReader:
                 return self.launch(c, kernel)
             if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
                 return self.malloc(c)
+            callee = host_callee(c)
+            if callee is not None and len(self.calls) < _CALL_DEPTH and callee not in self.calls \
+                    and launches_reached(callee):
+                return self.call_launcher(c, callee)
             return None
         if c.kind == K.BINARY_OPERATOR and c.binary_operator == B.Assign:
             target, value = children(c)
@@ -635,6 +668,38 @@ class HostReader:
         if op is None or not isinstance(old, sympy.Basic) or value is None:
             return decl, None
         return decl, self.arithmetic(op, old, value, integer, c)
+
+    def call_launcher(self, call: ci.Cursor, callee: ci.Cursor) -> None:
+        """A host function that launches, called from this one (`launch(...)` calling
+        `launch_impl<T>(...)`): read in place, its parameters bound to the caller's buffers and
+        values; its locals end with it, its launches are this launcher's."""
+        params = [p for p in children(callee) if p.kind == K.PARM_DECL]
+        args = list(call.get_arguments())
+        if len(params) != len(args):
+            raise self.unsupported(f"calling `{callee.spelling}` with default arguments", call)
+        bound: dict[tuple[int, int], object] = {}
+        for p, a in zip(params, args, strict=True):
+            t = ct.from_clang(p.type)
+            if is_stream(p.type):
+                continue
+            if is_tensor(p.type):
+                bound[decl_key(p)] = self.tensor(a)
+            elif t is not None and t.kind == "ptr":
+                bound[decl_key(p)] = self.buffer(a)
+            elif _is_dim3(p.type):
+                bound[decl_key(p)] = self.dim3(a)
+            else:
+                bound[decl_key(p)] = self.try_expr(a)
+        body = next((c for c in children(callee) if c.kind == K.COMPOUND_STMT), None)
+        saved, saved_return = dict(self.values), self.return_value
+        self.values.update(bound)
+        self.calls.append(callee)
+        try:
+            if body is not None:
+                self.stmts(children(body))
+        finally:
+            self.calls.pop()
+            self.values, self.return_value = saved, saved_return
 
     def malloc(self, call: ci.Cursor) -> None:
         args = list(call.get_arguments())

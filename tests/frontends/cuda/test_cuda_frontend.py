@@ -272,3 +272,38 @@ void run(float* x, float* bias, int n) {
         return [(op.grid.data[0].data, op.block.data[0].data) for op in module.walk() if isinstance(op, LaunchOp)]
     assert launches(100) == [("floor((n + 255)/256)", "256")]
     assert launches(1000) == [("2*floor((n + 255)/256)", "128")]
+
+
+DISPATCH = """
+template <typename T, int UNROLL>
+__global__ void scale(T* x, float a, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;
+  for (int u = 0; u < UNROLL; u++) if (i + u < n) x[i + u] = x[i + u] * a;
+}
+template <typename T, int UNROLL>
+void launch_impl(T* x, float a, int n, cudaStream_t s) {
+  scale<T, UNROLL><<<(n / UNROLL + 127) / 128, 128, 0, s>>>(x, a, n);
+}
+void launch(float* x, float a, int n, int unroll, cudaStream_t s) {
+  switch (unroll) {
+    case 1: launch_impl<float, 1>(x, a, n, s); break;
+    case 4: launch_impl<float, 4>(x, a, n, s); break;
+  }
+}
+"""
+
+
+def test_a_dispatcher_that_calls_launchers_is_an_entry(tmp_path: Path) -> None:
+    """`launch` reaches its kernels through `launch_impl<float, U>` (a switch on a mode picks one):
+    it is an entry, the called launcher is read in place with the caller's buffers, and a mode
+    none of whose cases `lower` takes is inconclusive, never a launcher that launches nothing."""
+    path = _write(tmp_path, "d.cu", DISPATCH)
+    found = {c.name: c.launches for c in cuda.entries(path)}
+    assert found["launch"] == ("scale_float_1", "scale_float_4")
+    module = cuda.lower(path, "launch", Binding(args={"unroll": ValueArg(4)}, sizes={"n": 1000}))
+    launches = [op for op in module.walk() if isinstance(op, LaunchOp)]
+    assert [(op.callee.root_reference.data, [a.data for a in op.args.data]) for op in launches] == [
+        ("scale_float_4", ["x", "a", "n"])]
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{path}:launch"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 3 and "makes none of its launches at n=1000, unroll=1000" in done.stderr, done.stderr

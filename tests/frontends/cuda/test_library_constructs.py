@@ -203,10 +203,11 @@ void launch_fill(float* x, int n, int which, cudaStream_t stream) {
 
 def test_value_templates_are_instantiated_as_the_file_calls_them(tmp_path: Path) -> None:
     """A launcher template with a value parameter and no explicit instantiation: its instances are
-    the ones the file's dispatcher calls, each an entry named by its arguments."""
+    the ones the file's dispatcher calls, each an entry named by its arguments; the dispatcher, which
+    launches through them, is an entry too."""
     path = _write(tmp_path, DISPATCH)
     assert [(c.name, c.instance_of) for c in cuda.entries(path)] == [
-        ("launch_fill_impl", None), ("launch_fill_impl<8>", "launch_fill_impl")]
+        ("launch_fill_impl", None), ("launch_fill_impl<8>", "launch_fill_impl"), ("launch_fill", None)]
     for entry, value in (("launch_fill_impl", 4), ("launch_fill_impl<8>", 8)):
         out = _run(path, entry, x=poison.fill(np.empty(200, np.float32)), n=200)
         np.testing.assert_array_equal(out["x"], np.full(200, value, np.float32))
