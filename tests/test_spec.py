@@ -69,3 +69,8 @@ def test_values_are_passed_as_given(tmp_path: Path) -> None:
     assert args["eps"] == ScalarArg("float32", 1e-6)
     assert [args[n] for n in ("mode", "flag", "groups", "bias")] == [
         ValueArg("llama"), ValueArg(True), ValueArg(4), ValueArg(None)]
+
+
+def test_unsigned_dtypes(tmp_path: Path) -> None:
+    """A PRNG key or a hash is unsigned 32-bit (jax's Pallas PRNG ops take uint32 keys)."""
+    assert spec.load(write(tmp_path, '[args.key]\nshape = [1, 2]\ndtype = "uint32"\n')).args["key"].dtype == "uint32"
