@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import __version__, cuda_on_cpu, ir, symbolic
 from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes, resources, static
@@ -30,18 +30,27 @@ from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
-    EntryCandidate,
     NeedsConcreteSizes,
     ScalarArg,
     SizeArg,
     TensorArg,
     ValueArg,
 )
+from lowercheck.bind import (
+    assume_untyped,
+    bind_other,
+    check_size_names,
+    check_size_values,
+    check_spec_names,
+    correspond,
+    dtype_name,
+    fill_extents,
+    set_shape,
+    side_size_names,
+    spec_roles,
+)
 from lowercheck.lowering import (
-    assume_arguments,
-    defaulted_parameters,
     extract_accesses,
-    fixed_argument,
     resolve_entry,
     source_notes,
     spec_binding,
@@ -98,7 +107,7 @@ class SideInfo:
         if key not in self._per_size:
             module = self.lower_at(sizes)
             for name, shape in self.inferred.items():  # extents inferred once hold at every size
-                _set_shape(module, name, shape)
+                set_shape(module, name, shape)
             view = replace(self, module=module, accesses=extract_accesses(module), lower_at=None,
                            _per_size={})
             view.roles = self.roles  # one role table for every size
@@ -185,7 +194,7 @@ def diff(options: DiffOptions) -> Report:
     sides: dict[str, SideInfo] = {}
     binding = spec_binding(spec)
     if not typed(languages[first], paths[first]):
-        _assume_untyped(paths[first], entries[first], candidates[first], binding, notes)
+        assume_untyped(paths[first], entries[first], candidates[first], binding, notes)
     # A first side that lowers only at concrete sizes is captured at a probe binding of the sizes
     # its binding names (then again at each swept size).
     named = list(spec.sizes) or list(dict.fromkeys(
@@ -197,27 +206,27 @@ def diff(options: DiffOptions) -> Report:
                                                  for i, name in enumerate(named)} if named else None
     sides[first] = _lower(first, paths[first], entries[first], languages[first], binding, probe=probe, notes=notes,
                           spec=spec)
-    if _size_names(sides[first]):  # the sizes come from this side: a name it lacks is misspelt
-        _check_size_names(spec, {first: sides[first]})
-    _check_size_values(spec, {first: sides[first]})
-    size_names = list(spec.sizes) or _size_names(sides[first])
+    if side_size_names(sides[first]):  # the sizes come from this side: a name it lacks is misspelt
+        check_size_names(spec, {first: sides[first]})
+    check_size_values(spec, {first: sides[first]})
+    size_names = list(spec.sizes) or side_size_names(sides[first])
     if not size_names:
         raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
     tiles = infer.tile_sizes([sides[first].module])
     sweep = spec.sweep() if spec.sizes else infer.default_sweep(size_names, tiles)
     _extract(sides[first])
-    _fill_extents(sides[first], size_names, sweep, notes)
+    fill_extents(sides[first], size_names, sweep, notes)
     if second not in candidates:
         candidates[second] = frontend_for(paths[second]).entries(paths[second])
     entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
                                     candidates[first])
-    _check_spec_names(spec, candidates, entries)
-    second_binding, match = _bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
+    check_spec_names(spec, candidates, entries)
+    second_binding, match = bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
                            probe=sweep[-1], notes=notes, spec=spec)
     _extract(sides[second])
-    _check_size_names(spec, sides)
-    correspondence, outputs = _correspond(sides[first], sides[second], match)
+    check_size_names(spec, sides)
+    correspondence, outputs = correspond(sides[first], sides[second], match)
     # Orient: correspondence maps target names to source names.
     if first == "target":
         correspondence = {v: k for k, v in correspondence.items()}
@@ -287,32 +296,6 @@ def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[s
         return 0 if paths[side].endswith((".cu", ".cuh")) else 1.5
     first, second = sorted(paths, key=rank)
     return first, second
-
-
-def _size_names(side: SideInfo) -> list[str]:
-    """The entry's integer size parameters; for an entry that takes only tensors (a KernelBench host
-    function), the names its tensor shapes are written in (`x_size0`, ...)."""
-    names = [p.pname for p in side.params() if p.role.data == "size"]
-    if names:
-        return names
-    found: list[str] = []
-    for p in side.params():
-        for dim in p.shape.data:
-            for name in symbolic.params_of([symbolic.parse(dim.data)]):
-                if name not in found:
-                    found.append(name)
-    return found
-
-
-def _assume_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding,
-                    notes: list[str]) -> None:
-    """Neither side has a typed signature (Triton against Pallas, say): what the spec does not say
-    about the first side's arguments is assumed from its wrapper (`rows, cols = x.shape`), and said."""
-    cand = next(c for c in candidates if c.name == entry)
-    assumed = assume_arguments(path, cand, binding)
-    if assumed:
-        notes.append(f"neither side has a typed signature: assumed {', '.join(assumed)} for {path}:{entry} "
-                     "(give shapes and dtypes in a spec: [args.NAME] shape = [...], dtype = \"...\")")
 
 
 def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
@@ -396,62 +379,6 @@ def _occupancy(comparison: cost.CostComparison, sides: dict[str, SideInfo]) -> c
     return comparison.with_occupancy(found, notes)
 
 
-def _check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
-    """Every argument the spec describes is a parameter of one of the two entries."""
-    known = {p.name for side, found in candidates.items() for c in found if c.name == entries[side]
-             for p in c.params}
-    for name in spec.args:
-        if name not in known:
-            from lowercheck.errors import SourceLocation
-
-            raise UserError(f"the spec describes `{name}`, which is not a parameter of either entry",
-                            SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}")),
-                            hint=f"parameters: {', '.join(sorted(known))}")
-
-
-def _check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
-    """Every size the spec or `--size` sweeps is a size of one of the two sides (a parameter, or a
-    name in a buffer's shape): a misspelt size would otherwise sweep nothing."""
-    known: list[str] = []
-    for side in sides.values():
-        names = [p.pname for p in side.params() if p.role.data == "size"]
-        names += [n for p in side.params() for d in p.shape.data for n in symbolic.params_of([symbolic.parse(d.data)])]
-        known += [n for n in dict.fromkeys(names) if n not in known]
-    for name in spec.sizes:
-        if name not in known:
-            from lowercheck.errors import SourceLocation
-
-            where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{name}")) if spec.path else None
-            raise UserError(f"the size `{name}` to sweep is not a size of either side", where,
-                            hint=f"the sides' sizes: {', '.join(known) or 'none'} (--size NAME=V1,V2 or "
-                                 "[sizes] in the spec)")
-
-
-def _check_size_values(spec: Spec, sides: dict[str, SideInfo]) -> None:
-    """Each swept value of a size fits the integer type of every size parameter of that name
-    (`int n` cannot be 2^63): a value the kernel could never be called with is bad input."""
-    from lowercheck.errors import SourceLocation
-
-    for side in sides.values():
-        for p in side.params():
-            width = getattr(p.element_type, "bitwidth", None)
-            if p.role.data != "size" or p.pname not in spec.sizes or not width:
-                continue
-            limit = 2 ** (width - 1) - 1
-            for value in spec.sizes[p.pname]:
-                if value > limit:
-                    where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{p.pname}")) if spec.path else None
-                    raise UserError(f"the size {p.pname} = {value} does not fit the {width}-bit parameter "
-                                    f"`{p.pname}` of {side.path}:{side.entry} (at most {limit})", where,
-                                    hint="sweep sizes the kernel can be called with")
-
-
-def _spec_line(spec: Spec, key: str) -> int:
-    from lowercheck.spec import line_of
-
-    return line_of(Path(spec.path), key) if spec.path else 0
-
-
 def _finding_order(f: Finding) -> tuple:
     rank = {Severity.ERROR: 0, Severity.INCONCLUSIVE: 1, Severity.WARNING: 2, Severity.INFO: 3}
     return rank[f.level], f.code
@@ -469,7 +396,7 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
     frontend = frontend_for(path)
     said: list[str] = []
     try:
-        module = _spec_roles(frontend.lower(path, entry, binding), spec, said)
+        module = spec_roles(frontend.lower(path, entry, binding), spec, said)
         lower_at = None
     except NeedsConcreteSizes as why:
         if probe is None:
@@ -477,9 +404,9 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                             hint="give the sizes in a spec: [sizes] n = [...]") from None
 
         def lower_at(sizes: Mapping[str, int]) -> ModuleOp:
-            return _spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(sizes))), spec, [])
+            return spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(sizes))), spec, [])
 
-        module = _spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(probe))), spec, said)
+        module = spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(probe))), spec, said)
         if notes is not None:
             notes.append(f"{path} is captured once per size: {why}")
     if notes is not None and said:
@@ -504,24 +431,6 @@ def _has_gpu() -> bool:
     return shutil.which("nvidia-smi") is not None and Path("/dev/nvidia0").exists()
 
 
-def _spec_roles(module: ModuleOp, spec: Spec | None, said: list[str]) -> ModuleOp:
-    """The spec's `[args.NAME] role` on each buffer parameter of that name: the user's word wins over
-    what lowercheck read from the code, and a disagreement is said (`said`)."""
-    from xdsl.dialects.builtin import StringAttr
-
-    if spec is None:
-        return module
-    for op in module.walk():
-        if not isinstance(op, ParamOp) or op.kind.data != "buffer":
-            continue
-        given = spec.args.get(op.pname)
-        if given is None or given.role is None or given.role == op.role.data:
-            continue
-        said.append(f"`{op.pname}` is {given.role} (inferred: {op.role.data})")
-        op.properties["role"] = StringAttr(given.role)
-    return module
-
-
 def _extract(side: SideInfo) -> None:
     side.accesses = extract_accesses(side.module)
 
@@ -529,104 +438,6 @@ def _extract(side: SideInfo) -> None:
 def _extents(side: SideInfo) -> dict[str, list[str]]:
     return {p.pname: [s.data for s in p.shape.data] for p in side.params()
             if p.kind.data == "buffer" and p.shape.data}
-
-
-def _set_shape(module: ModuleOp | None, name: str, shape: Sequence[str]) -> None:
-    if module is None:
-        return
-    for op in module.walk():
-        if isinstance(op, ParamOp) and op.pname == name:
-            op.properties["shape"] = ArrayAttr([StringAttr(s) for s in shape])
-
-
-def _fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]) -> None:
-    missing = [p.pname for p in side.params() if p.kind.data == "buffer" and not p.shape.data]
-    if not missing:
-        return
-    found = infer.infer_extents(side.accesses, missing, size_names, sweep)
-    for name in missing:
-        if name not in found:
-            from lowercheck.compare.accesses import location_of
-
-            param = next((p for p in side.params() if p.pname == name), None)
-            raise UserError(f"cannot infer the extent of `{name}` in {side.path}: no access of it is guarded "
-                            "by a size", location_of(param) if param is not None else None,
-                            hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
-        _set_shape(side.module, name, found[name])
-        _set_shape(side.accesses, name, found[name])
-        side.inferred[name] = found[name]
-    notes.append(f"inferred from {side.path}'s accesses: "
-                 + ", ".join(f"{n}[{', '.join(found[n])}]" for n in missing))
-
-
-_DTYPE_OF_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
-                  "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
-
-
-def dtype_name(param: ParamOp) -> str:
-    return _DTYPE_OF_TYPE.get(str(param.element_type), str(param.element_type))
-
-
-def _bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, spec: Spec,
-                size_names: list[str], path: str) -> tuple[Binding, dict[str, str]]:
-    """What the other side's entry parameters receive, and which typed parameter each stands for."""
-    cand = next(c for c in candidates if c.name == entry)
-    typed_params = [p for p in typed.params() if p.role.data != "size"]
-    inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
-    # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
-    defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
-    fixed = {name for name, a in spec.args.items() if a.fixed}
-    names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
-             and (p.name not in defaulted or p.name in spec.args)]
-    if len(names) == len(typed_params):
-        partners = typed_params  # destination-passing on both sides
-    elif len(names) == len(inputs):
-        partners = inputs
-    else:
-        raise UserError(
-            f"cannot match the parameters of `{entry}` ({', '.join(names) or 'none'}) with those of "
-            f"`{typed.entry}` ({', '.join(p.pname for p in typed_params)})", cand.location,
-            hint="give each argument's shape and dtype in a spec ([args.NAME])")
-    args: dict[str, Any] = {}
-    match: dict[str, str] = {}
-    for p in cand.params:
-        if p.name in size_names:
-            args[p.name] = SizeArg(p.name)
-        elif p.name in fixed:
-            args[p.name] = fixed_argument(spec.args[p.name])
-    for name, partner in zip(names, partners, strict=True):
-        given = spec.args.get(name)
-        if partner.kind.data == "buffer":
-            shape = tuple(given.shape) if given and given.shape else tuple(s.data for s in partner.shape.data)
-            dtype = given.dtype if given and given.dtype else dtype_name(partner)
-            args[name] = TensorArg(shape, dtype)
-        else:
-            args[name] = ScalarArg(dtype_name(partner), 1.5 if dtype_name(partner).startswith("float") else 3)
-        match[name] = partner.pname
-    return Binding(args=args, sizes=None), match
-
-
-def _correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """Other-side name -> typed-side name for every matched parameter, and the (typed, other) output pairs.
-
-    The other side's parameters play the role of their typed partner: an input stays an input even
-    when the port writes it (that is LC211, not a new output). Its outputs are the parameters matched
-    with typed outputs (destination passing), else the tensors it returns, else the inputs it writes."""
-    correspondence = dict(match)
-    typed_roles = {p.pname: p.role.data for p in typed.params()}
-    for other_name, typed_name in match.items():
-        if other_name in other.roles:
-            other.roles[other_name] = typed_roles[typed_name]
-    typed_outputs = [p.pname for p in typed.params() if p.role.data in ("out", "inout")]
-    other_outputs = ([o for o, t in match.items() if typed_roles[t] in ("out", "inout")]
-                     or [p.pname for p in other.params() if p.pname.startswith("return")]
-                     or [p.pname for p in other.params() if p.role.data in ("out", "inout")])
-    pairs = list(zip(typed_outputs, other_outputs, strict=False))
-    for typed_name, other_name in pairs:
-        if other_name not in correspondence:
-            correspondence[other_name] = typed_name
-            other.roles[other_name] = "out"
-    return correspondence, pairs
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from support import run_lowercheck
 
-from lowercheck.diff import _spec_roles
+from lowercheck.bind import spec_roles
 from lowercheck.frontends import cuda
 from lowercheck.lowering import spec_binding
 from lowercheck.spec import ArgSpec, Spec
@@ -18,7 +18,7 @@ def test_a_spec_role_replaces_the_inferred_one_and_is_said() -> None:
     module = cuda.lower(str(CORPUS / "vector_add" / "vadd.cu"))
     said: list[str] = []
     spec = Spec(args={"out": ArgSpec(role="inout"), "x": ArgSpec(role="in")})
-    _spec_roles(module, spec, said)
+    spec_roles(module, spec, said)
     roles = {op.pname: op.role.data for op in module.walk() if hasattr(op, "pname") and op.kind.data == "buffer"}
     assert roles == {"x": "in", "y": "in", "out": "inout"}
     assert said == ["`out` is inout (inferred: out)"]  # x agreed: nothing to say

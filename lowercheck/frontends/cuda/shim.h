@@ -181,12 +181,18 @@ __LC_HALF_MATH(__half) __LC_HALF_MATH(__nv_bfloat16)
 
 /* Pairs of halves: vectors of two lanes (lower.py), with their conversions and lane-wise ops. */
 struct __half2 { __half x, y; };
-/* The bit patterns of halves (cuda_fp16.h's `__half_raw`), which code reinterprets memory as. */
-struct __half_raw { unsigned short x; };
-struct __half2_raw { unsigned short x, y; };
 typedef __half2 half2;
 struct __nv_bfloat162 { __nv_bfloat16 x, y; };
 typedef __nv_bfloat162 nv_bfloat162;
+/* The bit patterns of halves (cuda_fp16.h's `__half_raw`, cuda_bf16.h's `__nv_bfloat16_raw`), which
+ * code reinterprets memory as and builds constants from (`__half(raw)`, `__half2(raw2)`). CUDA's
+ * `__half(const __half_raw &)` and `__half2(const __half2_raw &)` constructors are modelled as
+ * conversions of the raw types: the shim's halves are arithmetic types, and its pairs stay
+ * aggregates (`__half2 v = {a, b};`). lower.py lowers none of them (LC901 at the conversion). */
+struct __half_raw { unsigned short x; __HD__ operator __half() const; };
+struct __half2_raw { unsigned short x, y; __HD__ operator __half2() const; };
+struct __nv_bfloat16_raw { unsigned short x; __HD__ operator __nv_bfloat16() const; };
+struct __nv_bfloat162_raw { unsigned short x, y; __HD__ operator __nv_bfloat162() const; };
 #define __LC_HALF2_OPS(T2, T) \
   __device__ T2 __hadd2(T2, T2); __device__ T2 __hsub2(T2, T2); __device__ T2 __hmul2(T2, T2); \
   __device__ T2 __h2div(T2, T2); __device__ T2 __hfma2(T2, T2, T2); __device__ T2 __hmax2(T2, T2); \
@@ -303,6 +309,24 @@ __device__ float __saturatef(float);
   __device__ long long __double2ll_##suffix(double); __device__ unsigned long long __double2ull_##suffix(double);
 __LC_ROUNDED(f, d, rn) __LC_ROUNDED(f, d, rz) __LC_ROUNDED(f, d, ru) __LC_ROUNDED(f, d, rd)
 __device__ float __frsqrt_rn(float);
+/* Integer and double conversions of the other rounding modes and widths (cuda_fp16.h's `__half2int_rn`,
+ * `__ll2float_rn`, ...): declared so that kernels parse; lower.py lowers none of them (LC901 at the call). */
+#define __LC_INT_CONVERSIONS(suffix) \
+  __device__ double __int2double_##suffix(int); __device__ double __uint2double_##suffix(unsigned); \
+  __device__ double __ll2double_##suffix(long long); __device__ double __ull2double_##suffix(unsigned long long); \
+  __device__ float __uint2float_##suffix(unsigned); __device__ float __ll2float_##suffix(long long); \
+  __device__ float __ull2float_##suffix(unsigned long long); \
+  __device__ __half __uint2half_##suffix(unsigned); __device__ __half __short2half_##suffix(short); \
+  __device__ __half __ushort2half_##suffix(unsigned short); __device__ __half __ll2half_##suffix(long long); \
+  __device__ __half __ull2half_##suffix(unsigned long long); __device__ int __half2int_##suffix(__half); \
+  __device__ unsigned __half2uint_##suffix(__half); __device__ short __half2short_##suffix(__half); \
+  __device__ unsigned short __half2ushort_##suffix(__half); __device__ long long __half2ll_##suffix(__half); \
+  __device__ unsigned long long __half2ull_##suffix(__half);
+__LC_INT_CONVERSIONS(rn) __LC_INT_CONVERSIONS(rz) __LC_INT_CONVERSIONS(ru) __LC_INT_CONVERSIONS(rd)
+__HD__ __half __double2half(double);
+/* Classification (<cmath>, CUDA's math API): declared so that kernels parse; LC901 at the call. */
+__HD__ bool isnan(float); __HD__ bool isnan(double); __HD__ bool isinf(float); __HD__ bool isinf(double);
+__HD__ bool isfinite(float); __HD__ bool isfinite(double);
 __device__ float __frcp_rn(float);
 /* The shared-memory address of a generic pointer (for cp.async's inline assembly, not modelled). */
 __device__ unsigned long long __cvta_generic_to_shared(const void *pointer);
@@ -398,6 +422,23 @@ template <unsigned N> struct thread_block_tile {
   __device__ unsigned ballot(int predicate) const;
 };
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent &parent);
+/* The active threads of a warp (`coalesced_threads()`): declared so that kernels parse; lower.py
+ * lowers no call on one (LC901 at the call). */
+struct coalesced_group {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ unsigned meta_group_rank() const;
+  __device__ unsigned meta_group_size() const;
+  template <class T> __device__ T shfl(T value, int lane) const;
+  template <class T> __device__ T shfl_up(T value, unsigned delta) const;
+  template <class T> __device__ T shfl_down(T value, unsigned delta) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+  __device__ unsigned ballot(int predicate) const;
+};
+__device__ coalesced_group coalesced_threads();
 /* <cooperative_groups/reduce.h>: `reduce(tile, value, op)` gives every lane of the tile the
  * combination of all its lanes' values (lowered as a shuffle-xor butterfly, lower.py). */
 #define __LC_CG_OP(name) template <class T = void> struct name { __device__ T operator()(T a, T b) const; };
@@ -444,6 +485,8 @@ template <class T> using optional = std::optional<T>;
 typedef __half Half;
 typedef __nv_bfloat16 BFloat16;
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+/* The type's name, for messages (found by argument-dependent lookup, as c10's is). */
+const char *toString(ScalarType type);
 enum class DeviceType { CPU, CUDA };
 struct Device { Device(DeviceType type = DeviceType::CUDA, int index = 0); };
 struct IntArrayRef {
@@ -497,6 +540,7 @@ class Tensor {
   bool is_cuda() const;
   bool is_contiguous() const;
   Tensor contiguous() const;
+  Tensor view(IntArrayRef sizes) const;
 };
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
 Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
@@ -506,10 +550,32 @@ Tensor empty_like(const Tensor &like, TensorOptions options);
 Tensor zeros_like(const Tensor &like);
 Tensor zeros_like(const Tensor &like, TensorOptions options);
 Tensor ones_like(const Tensor &like);
+/* The device a tensor is on (what a device guard is built from). */
+optional<Device> device_of(const Tensor &tensor);
+/* <ATen/AccumulateType.h>: the type a sum of T is kept in, on CUDA (`is_cuda`) or the CPU. */
+template <class T, bool is_cuda> struct AccumulateType;
+template <> struct AccumulateType<Half, true> { using type = float; };
+template <> struct AccumulateType<BFloat16, true> { using type = float; };
+template <> struct AccumulateType<float, true> { using type = float; };
+template <> struct AccumulateType<double, true> { using type = double; };
+template <> struct AccumulateType<Half, false> { using type = float; };
+template <> struct AccumulateType<BFloat16, false> { using type = float; };
+template <> struct AccumulateType<float, false> { using type = double; };
+template <> struct AccumulateType<double, false> { using type = double; };
+#define __LC_INT_ACC(T) \
+  template <> struct AccumulateType<T, true> { using type = int64_t; }; \
+  template <> struct AccumulateType<T, false> { using type = int64_t; };
+__LC_INT_ACC(int8_t) __LC_INT_ACC(uint8_t) __LC_INT_ACC(int16_t) __LC_INT_ACC(int32_t) __LC_INT_ACC(int64_t)
+template <> struct AccumulateType<bool, true> { using type = bool; };
+template <> struct AccumulateType<bool, false> { using type = bool; };
+template <class T, bool is_cuda> using acc_type = typename AccumulateType<T, is_cuda>::type;
 }  // namespace at
 namespace at {
 namespace cuda {
 cudaStream_t getCurrentCUDAStream(int device = -1);
+/* <ATen/cuda/CUDAContext.h>: the properties of the current (or a given) device. */
+cudaDeviceProp *getCurrentDeviceProperties();
+cudaDeviceProp *getDeviceProperties(int device);
 }  // namespace cuda
 }  // namespace at
 namespace c10 {
@@ -522,7 +588,26 @@ using namespace at;
 }  // namespace torch
 #define TORCH_CHECK(cond, ...) ((void)0)
 #define AT_ASSERTM(cond, ...) ((void)0)
+#define AT_ERROR(...) ((void)0)
 #define C10_CUDA_KERNEL_LAUNCH_CHECK() ((void)0)
+/* <ATen/cuda/Exceptions.h> (which <ATen/cuda/CUDAContext.h> includes): the check wraps a call and
+ * keeps its effect, as include/c10/cuda/CUDAException.h's C10_CUDA_CHECK does. */
+#define AT_CUDA_CHECK(expr) (expr)
+#define C10_CUDA_CHECK(expr) (expr)
+#define C10_CUDA_CHECK_WARN(expr) (expr)
+/* <ATen/Dispatch.h>: run the lambda `__VA_ARGS__` with `scalar_t` the C++ type of the ScalarType
+ * TYPE, for each of the listed types (`AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), "name",
+ * [&] { kernel<scalar_t><<<...>>>(...); })`). */
+#define __LC_DISPATCH_CASE(ENUM, T, ...) \
+  case ENUM: { using scalar_t = T; return __VA_ARGS__(); }
+#define __LC_DISPATCH_FLOATS(...) \
+  __LC_DISPATCH_CASE(at::ScalarType::Double, double, __VA_ARGS__) \
+  __LC_DISPATCH_CASE(at::ScalarType::Float, float, __VA_ARGS__)
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
+  [&] { switch (TYPE) { __LC_DISPATCH_FLOATS(__VA_ARGS__) default: break; } }()
+#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) \
+  [&] { switch (TYPE) { __LC_DISPATCH_FLOATS(__VA_ARGS__) \
+                        __LC_DISPATCH_CASE(at::ScalarType::Half, at::Half, __VA_ARGS__) default: break; } }()
 #define TORCH_EXTENSION_NAME lowercheck_extension
 
 /* A little of the C++ library that host code around kernels uses (<stdexcept>, <iostream>,
@@ -540,7 +625,12 @@ struct ostream {
 extern ostream cout, cerr, clog;
 inline ostream &endl(ostream &out) { return out; }
 inline ostream &flush(ostream &out) { return out; }
-template <class A, class B> struct pair { A first; B second; };
+template <class A, class B> struct pair {
+  A first;
+  B second;
+  constexpr pair() = default;
+  constexpr pair(const A &a, const B &b) : first(a), second(b) {}
+};
 template <class A, class B> pair<A, B> make_pair(A a, B b) { return {a, b}; }
 template <class T> struct numeric_limits {
   __HD__ static constexpr T max() { return T(3.402823466e+38F); }

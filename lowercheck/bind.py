@@ -1,0 +1,222 @@
+"""The bind stage of `diff`: what each side's entry receives and which parameter of one side
+stands for which of the other. A rule of each, in the order `diff` applies them (docs/ARCHITECTURE.md
+has the table):
+
+- the spec names only parameters of the two entries, and sizes the sides have (`check_spec_names`,
+  `check_size_names`); a swept value fits its parameter's integer type (`check_size_values`);
+- `[args.NAME] role` replaces the role read from the code, and says so (`spec_roles`);
+- an untyped first side's arguments are assumed as `lower` assumes them (`assume_untyped`);
+- extents the spec does not give are inferred from guarded accesses (`fill_extents`);
+- the other side's parameters are matched with the typed side's, all of them (destination passing)
+  or its inputs; sizes by name; defaulted parameters keep their defaults and spec values are passed
+  as given (`bind_other`);
+- outputs correspond by destination passing, else returned tensors, else written inputs
+  (`correspond`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+
+from lowercheck import symbolic
+from lowercheck.compare import infer
+from lowercheck.dialects.kernel import ParamOp
+from lowercheck.errors import SourceLocation, UserError
+from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg
+from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument
+from lowercheck.spec import Spec, line_of
+
+if TYPE_CHECKING:
+    from lowercheck.diff import SideInfo
+
+
+def _spec_line(spec: Spec, key: str) -> int:
+    return line_of(Path(spec.path), key) if spec.path else 0
+
+
+def check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
+    """Every argument the spec describes is a parameter of one of the two entries."""
+    known = {p.name for side, found in candidates.items() for c in found if c.name == entries[side]
+             for p in c.params}
+    for name in spec.args:
+        if name not in known:
+            raise UserError(f"the spec describes `{name}`, which is not a parameter of either entry",
+                            SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}")),
+                            hint=f"parameters: {', '.join(sorted(known))}")
+
+
+def check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
+    """Every size the spec or `--size` sweeps is a size of one of the two sides (a parameter, or a
+    name in a buffer's shape): a misspelt size would otherwise sweep nothing."""
+    known: list[str] = []
+    for side in sides.values():
+        names = [p.pname for p in side.params() if p.role.data == "size"]
+        names += [n for p in side.params() for d in p.shape.data for n in symbolic.params_of([symbolic.parse(d.data)])]
+        known += [n for n in dict.fromkeys(names) if n not in known]
+    for name in spec.sizes:
+        if name not in known:
+            where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{name}")) if spec.path else None
+            raise UserError(f"the size `{name}` to sweep is not a size of either side", where,
+                            hint=f"the sides' sizes: {', '.join(known) or 'none'} (--size NAME=V1,V2 or "
+                                 "[sizes] in the spec)")
+
+
+def check_size_values(spec: Spec, sides: dict[str, SideInfo]) -> None:
+    """Each swept value of a size fits the integer type of every size parameter of that name
+    (`int n` cannot be 2^63): a value the kernel could never be called with is bad input."""
+    for side in sides.values():
+        for p in side.params():
+            width = getattr(p.element_type, "bitwidth", None)
+            if p.role.data != "size" or p.pname not in spec.sizes or not width:
+                continue
+            limit = 2 ** (width - 1) - 1
+            for value in spec.sizes[p.pname]:
+                if value > limit:
+                    where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{p.pname}")) if spec.path else None
+                    raise UserError(f"the size {p.pname} = {value} does not fit the {width}-bit parameter "
+                                    f"`{p.pname}` of {side.path}:{side.entry} (at most {limit})", where,
+                                    hint="sweep sizes the kernel can be called with")
+
+
+def spec_roles(module: ModuleOp, spec: Spec | None, said: list[str]) -> ModuleOp:
+    """The spec's `[args.NAME] role` on each buffer parameter of that name: the user's word wins over
+    what lowercheck read from the code, and a disagreement is said (`said`)."""
+    if spec is None:
+        return module
+    for op in module.walk():
+        if not isinstance(op, ParamOp) or op.kind.data != "buffer":
+            continue
+        given = spec.args.get(op.pname)
+        if given is None or given.role is None or given.role == op.role.data:
+            continue
+        said.append(f"`{op.pname}` is {given.role} (inferred: {op.role.data})")
+        op.properties["role"] = StringAttr(given.role)
+    return module
+
+
+def assume_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding,
+                    notes: list[str]) -> None:
+    """Neither side has a typed signature (Triton against Pallas, say): what the spec does not say
+    about the first side's arguments is assumed from its wrapper (`rows, cols = x.shape`), and said."""
+    cand = next(c for c in candidates if c.name == entry)
+    assumed = assume_arguments(path, cand, binding)
+    if assumed:
+        notes.append(f"neither side has a typed signature: assumed {', '.join(assumed)} for {path}:{entry} "
+                     "(give shapes and dtypes in a spec: [args.NAME] shape = [...], dtype = \"...\")")
+
+
+def side_size_names(side: SideInfo) -> list[str]:
+    """The entry's integer size parameters; for an entry that takes only tensors (a KernelBench host
+    function), the names its tensor shapes are written in (`x_size0`, ...)."""
+    names = [p.pname for p in side.params() if p.role.data == "size"]
+    if names:
+        return names
+    found: list[str] = []
+    for p in side.params():
+        for dim in p.shape.data:
+            for name in symbolic.params_of([symbolic.parse(dim.data)]):
+                if name not in found:
+                    found.append(name)
+    return found
+
+
+_DTYPE_OF_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
+                  "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+
+
+def dtype_name(param: ParamOp) -> str:
+    return _DTYPE_OF_TYPE.get(str(param.element_type), str(param.element_type))
+
+
+def set_shape(module: ModuleOp | None, name: str, shape: Sequence[str]) -> None:
+    if module is None:
+        return
+    for op in module.walk():
+        if isinstance(op, ParamOp) and op.pname == name:
+            op.properties["shape"] = ArrayAttr([StringAttr(s) for s in shape])
+
+
+def fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]) -> None:
+    missing = [p.pname for p in side.params() if p.kind.data == "buffer" and not p.shape.data]
+    if not missing:
+        return
+    found = infer.infer_extents(side.accesses, missing, size_names, sweep)
+    for name in missing:
+        if name not in found:
+            from lowercheck.compare.accesses import location_of
+
+            param = next((p for p in side.params() if p.pname == name), None)
+            raise UserError(f"cannot infer the extent of `{name}` in {side.path}: no access of it is guarded "
+                            "by a size", location_of(param) if param is not None else None,
+                            hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
+        set_shape(side.module, name, found[name])
+        set_shape(side.accesses, name, found[name])
+        side.inferred[name] = found[name]
+    notes.append(f"inferred from {side.path}'s accesses: "
+                 + ", ".join(f"{n}[{', '.join(found[n])}]" for n in missing))
+
+
+def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, spec: Spec,
+                size_names: list[str], path: str) -> tuple[Binding, dict[str, str]]:
+    """What the other side's entry parameters receive, and which typed parameter each stands for."""
+    cand = next(c for c in candidates if c.name == entry)
+    typed_params = [p for p in typed.params() if p.role.data != "size"]
+    inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
+    # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
+    defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
+    fixed = {name for name, a in spec.args.items() if a.fixed}
+    names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
+             and (p.name not in defaulted or p.name in spec.args)]
+    if len(names) == len(typed_params):
+        partners = typed_params  # destination-passing on both sides
+    elif len(names) == len(inputs):
+        partners = inputs
+    else:
+        raise UserError(
+            f"cannot match the parameters of `{entry}` ({', '.join(names) or 'none'}) with those of "
+            f"`{typed.entry}` ({', '.join(p.pname for p in typed_params)})", cand.location,
+            hint="give each argument's shape and dtype in a spec ([args.NAME])")
+    args: dict[str, Any] = {}
+    match: dict[str, str] = {}
+    for p in cand.params:
+        if p.name in size_names:
+            args[p.name] = SizeArg(p.name)
+        elif p.name in fixed:
+            args[p.name] = fixed_argument(spec.args[p.name])
+    for name, partner in zip(names, partners, strict=True):
+        given = spec.args.get(name)
+        if partner.kind.data == "buffer":
+            shape = tuple(given.shape) if given and given.shape else tuple(s.data for s in partner.shape.data)
+            dtype = given.dtype if given and given.dtype else dtype_name(partner)
+            args[name] = TensorArg(shape, dtype)
+        else:
+            args[name] = ScalarArg(dtype_name(partner), 1.5 if dtype_name(partner).startswith("float") else 3)
+        match[name] = partner.pname
+    return Binding(args=args, sizes=None), match
+
+
+def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Other-side name -> typed-side name for every matched parameter, and the (typed, other) output pairs.
+
+    The other side's parameters play the role of their typed partner: an input stays an input even
+    when the port writes it (that is LC211, not a new output). Its outputs are the parameters matched
+    with typed outputs (destination passing), else the tensors it returns, else the inputs it writes."""
+    correspondence = dict(match)
+    typed_roles = {p.pname: p.role.data for p in typed.params()}
+    for other_name, typed_name in match.items():
+        if other_name in other.roles:
+            other.roles[other_name] = typed_roles[typed_name]
+    typed_outputs = [p.pname for p in typed.params() if p.role.data in ("out", "inout")]
+    other_outputs = ([o for o, t in match.items() if typed_roles[t] in ("out", "inout")]
+                     or [p.pname for p in other.params() if p.pname.startswith("return")]
+                     or [p.pname for p in other.params() if p.role.data in ("out", "inout")])
+    pairs = list(zip(typed_outputs, other_outputs, strict=False))
+    for typed_name, other_name in pairs:
+        if other_name not in correspondence:
+            correspondence[other_name] = typed_name
+            other.roles[other_name] = "out"
+    return correspondence, pairs
