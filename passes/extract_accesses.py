@@ -780,6 +780,12 @@ def _tt_reduce(op: Operation, st: State) -> None:
         st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum))
 
 
+def _lane_order(name: str) -> tuple[str, int]:
+    """LANE8 before LANE11: by the number after the tag."""
+    tag = name.rstrip("0123456789")
+    return tag, int(name[len(tag):] or 0)
+
+
 def reduced(source: str, lane: str) -> str:
     """`source` reduced over `lane` as well (`r3` -> `r3/LANE7`). Reductions since the source's last
     rename (`@...`) commute and a lane reduced twice is reduced once, so they are kept sorted and
@@ -789,7 +795,7 @@ def reduced(source: str, lane: str) -> str:
     base, *steps = (tail if at else source).split("/")
     if lane in steps:
         return source
-    run = "/".join([base, *sorted([*steps, lane])])
+    run = "/".join([base, *sorted([*steps, lane], key=_lane_order)])
     return f"{head}@{run}" if at else run
 
 

@@ -11,6 +11,7 @@ from lowercheck.passes.extract_accesses import reduced
 def test_reductions_since_the_last_rename_are_sorted_and_unique() -> None:
     assert reduced("r3", "LANE7") == "r3/LANE7"
     assert reduced("r3/LANE7", "LANE4") == "r3/LANE4/LANE7"
+    assert reduced("r3/LANE11", "LANE8") == "r3/LANE8/LANE11"  # by number, not as text
     assert reduced(reduced("r3/LANE4/LANE7", "LANE7"), "LANE4") == "r3/LANE4/LANE7"
     # a rename in between: the lane may be a new one there, so it is reduced again after it
     assert reduced("r3/LANE7@LANE3=LANE7", "LANE7") == "r3/LANE7@LANE3=LANE7/LANE7"
