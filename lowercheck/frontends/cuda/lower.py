@@ -16,6 +16,8 @@ functions and GPU builtin variables are tables too.
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1716,7 +1718,8 @@ class KernelLowering:
             for op in ops:
                 self.emit(op, e)
             return ops[-1].results[0], rt
-        if callee.get_definition() is not None and callee.kind == K.FUNCTION_DECL:
+        if callee.get_definition() is not None and (callee.kind == K.FUNCTION_DECL or (
+                callee.kind == K.CXX_METHOD and callee.is_static_method())):  # `numeric_limits<T>::max()` too
             return self.inline(e, callee, args)
         raise self.unsupported(f"calling `{name}`", e)
 
@@ -1981,6 +1984,14 @@ def _to_shared_window(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -
     return Address(p), lo.ctype(e.type, e)
 
 
+def _float_constant(value: float):
+    """`__builtin_inff()` (what `numeric_limits<float>::infinity()` returns), `__builtin_nanf("")`."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        rt = lo.ctype(e.type, e)
+        return lo.constant(value, rt, e), rt
+    return lower
+
+
 def _memcpy(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
     """Device-side `memcpy(dst, src, bytes)` with a constant byte count between buffers of one
     element type (a packed vector moved into registers): the elements it spans, one by one."""
@@ -2169,6 +2180,9 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
     **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
     "__mul24": _mul24, "__umul24": _mul24, "memcpy": _memcpy, "__cvta_generic_to_shared": _to_shared_window,
+    **{name: _float_constant(value) for name, value in (
+        ("__builtin_inff", math.inf), ("__builtin_inf", math.inf), ("__builtin_huge_valf", math.inf),
+        ("__builtin_huge_val", math.inf), ("__builtin_nanf", math.nan), ("__builtin_nan", math.nan))},
     **{f"__{src}2{dst}_{mode}": _rounded_to_int(rounding)
        for src in ("float", "double") for dst in ("int", "uint", "ll", "ull")
        for mode, rounding in (("rn", mathd.RoundEvenOp), ("rd", mathd.FloorOp), ("ru", mathd.CeilOp),

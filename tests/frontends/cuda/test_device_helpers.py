@@ -91,3 +91,19 @@ def test_pointer_variables_moved_under_control_flow_and_in_loops(tmp_path: Path)
                                  seed=0, options={}))
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], x.reshape(rows, n).sum(axis=1))
+
+
+def test_numeric_limits_are_the_type_s_constants(tmp_path: Path) -> None:
+    """`std::numeric_limits<float>::infinity()` / `::max()` (static members, inlined like functions;
+    `__builtin_inff()` a constant), as softmax kernels start their running max."""
+    path = tmp_path / "limits.cu"
+    path.write_text("#include <limits>\n__global__ void k(float* x, int* y, int n) {\n"
+                    "  int i = threadIdx.x;\n"
+                    "  if (i < n) { x[i] = -std::numeric_limits<float>::infinity(); y[i] = std::numeric_limits<int>::max(); }\n"
+                    "}\nvoid run(float* x, int* y, int n) { k<<<1, 32>>>(x, y, n); }\n")
+    module = cuda.lower(str(path))
+    x, y = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                                 ir=ir.print_ir(module), args={"x": x, "y": y, "n": 8}, seed=0, options={}))
+    assert result.error is None, result.error
+    assert np.all(result.outputs["x"] == -np.inf) and np.all(result.outputs["y"] == np.iinfo(np.int32).max)
