@@ -31,10 +31,9 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lowercheck.diff_server import DiffServer
 from lowercheck.errors import SourceLocation, UserError

@@ -31,7 +31,6 @@ from lowercheck.dialects._expr import strings
 from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.errors import SourceLocation
-from lowercheck.findings import Evidence
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ class Side:
 @dataclass
 class StaticResult:
     findings: list[Finding] = field(default_factory=list)
-    strength: Strength = Evidence.PARAMETRIC
+    strength: Evidence = Evidence.PARAMETRIC
     notes: list[str] = field(default_factory=list)
     swept: list[dict[str, int]] = field(default_factory=list)
     traffic: dict[str, dict[str, BufferTraffic]] = field(default_factory=dict)  # side -> buffer -> bytes

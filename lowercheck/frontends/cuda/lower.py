@@ -1011,7 +1011,6 @@ class KernelLowering:
         else:
             sv, st_t = self.expr(step)
             st = self.to_index(self.scalar(sv, step), st_t, step)
-        key = decl_key(var)
         carried = self._carried([body], s)
         outer = self.env
         block = self._loop_block([IndexType()] + self._flat_types(carried), s)
