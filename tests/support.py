@@ -5,7 +5,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import pickle
 import subprocess
+import sys
+from pathlib import Path
+
+from lowercheck.runners.base import RunRequest, RunResult
 
 
 def run_lowercheck(args: list[str]) -> subprocess.CompletedProcess:
@@ -28,3 +33,38 @@ def run_lowercheck(args: list[str]) -> subprocess.CompletedProcess:
         else:
             os.environ["COLUMNS"] = previous
     return subprocess.CompletedProcess(["lowercheck", *args], code, out.getvalue(), err.getvalue())
+
+
+_ROOT = Path(__file__).parents[1]
+
+_TRITON_DRIVER = """
+import pickle, sys
+from lowercheck.runners.triton_interp import run
+request = pickle.load(open(sys.argv[1], "rb"))
+pickle.dump(run(request), open(sys.argv[2], "wb"))
+"""
+
+
+def run_in_child(tmp_path: Path, path: Path, entry: str, args: dict) -> RunResult:
+    """The Triton interpreter runner on one request, in a fresh process (TRITON_INTERPRET must be
+    set before triton is imported), with the caches inside the checkout."""
+    request = RunRequest("triton", str(path), entry, None, args, options={"env": {"TRITON_INTERPRET": "1"}})
+    req, res = tmp_path / "request.pkl", tmp_path / "result.pkl"
+    req.write_bytes(pickle.dumps(request))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_CACHE_DIR", str(_ROOT / ".cache" / "triton"))
+    env.setdefault("TRITON_HOME", str(_ROOT / ".cache" / "triton-home"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    done = subprocess.run([sys.executable, "-c", _TRITON_DRIVER, str(req), str(res)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return pickle.loads(res.read_bytes())
+
+
+def run_emulator(path: str, module, args: dict) -> RunResult:
+    """The SIMT emulator on a lowered CUDA module (its entry, `args` by parameter name), in this process."""
+    from lowercheck import ir
+    from lowercheck.runners import simt
+
+    return simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
+                               ir=ir.print_ir(module), args=args, seed=0, options={}))

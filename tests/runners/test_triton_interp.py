@@ -3,42 +3,18 @@ triton is imported): correct results, out-of-bounds accesses caught and masked, 
 
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lowercheck.runners import poison
-from lowercheck.runners.base import RunRequest, RunResult
+from support import run_in_child
 
 ROOT = Path(__file__).parents[2]
 INPUTS = Path(__file__).parent / "inputs"
 FRONTEND_INPUTS = ROOT / "tests" / "frontends" / "triton" / "inputs"
 
-_DRIVER = """
-import pickle, sys
-from lowercheck.runners.triton_interp import run
-request = pickle.load(open(sys.argv[1], "rb"))
-pickle.dump(run(request), open(sys.argv[2], "wb"))
-"""
-
-
-def run_in_child(tmp_path: Path, path: Path, entry: str, args: dict) -> RunResult:
-    request = RunRequest("triton", str(path), entry, None, args, options={"env": {"TRITON_INTERPRET": "1"}})
-    req, res = tmp_path / "request.pkl", tmp_path / "result.pkl"
-    req.write_bytes(pickle.dumps(request))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.setdefault("TRITON_CACHE_DIR", str(ROOT / ".cache" / "triton"))
-    env.setdefault("TRITON_HOME", str(ROOT / ".cache" / "triton-home"))
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    done = subprocess.run([sys.executable, "-c", _DRIVER, str(req), str(res)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return pickle.loads(res.read_bytes())
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ from lowercheck.frontends.cuda.parse import (
     evaluate,
     is_device_only,
     is_kernel,
+    is_null_pointer,
     location,
     member_name,
     unary_operator,
@@ -849,7 +850,7 @@ class HostReader:
                 raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
             return sympy.Integer(int(second))
         if op in (B.EQ, B.NE) and any(self._is_buffer(side) for side in (lhs, rhs)) \
-                and any(_is_null(side) for side in (lhs, rhs)):  # `other == nullptr`: a buffer is never null
+                and any(is_null_pointer(side) for side in (lhs, rhs)):  # `other == nullptr`: a buffer is never null
             return sympy.Integer(int(op == B.NE))
         compare = _HOST_COMPARE.get(op)
         if compare is not None:  # 1 or 0 where decided (sympy's relational of two numbers)
@@ -1003,13 +1004,6 @@ _HOST_BINARY: dict[B, Callable[[sympy.Expr, sympy.Expr, bool], sympy.Expr]] = {
     B.Or: lambda a, b, i: _bitwise(a, b, int.__or__),
     B.Xor: lambda a, b, i: _bitwise(a, b, int.__xor__),
 }
-
-
-def _is_null(e: ci.Cursor) -> bool:
-    """`nullptr`, `NULL` (0 as a pointer) or `0`."""
-    c = _strip(e)
-    return c.kind == K.CXX_NULL_PTR_LITERAL_EXPR or (c.kind == K.INTEGER_LITERAL and evaluate(c) == 0) \
-        or (evaluate(c) == 0 and c.type.get_canonical().kind == ci.TypeKind.POINTER)
 
 
 def _bitwise(a: sympy.Expr, b: sympy.Expr, op: Callable[[int, int], int]) -> sympy.Expr:

@@ -50,6 +50,7 @@ from lowercheck.frontends.cuda.parse import (
     children,
     decl_key,
     evaluate,
+    is_null_pointer,
     location,
     member_name,
     unary_operator,
@@ -1529,7 +1530,8 @@ class KernelLowering:
             return self.write(self.lvalue(lhs, e), v, t, e)
         if op in (B.LAnd, B.LOr):
             return self._logical(e, op, lhs, rhs)
-        if op in (B.EQ, B.NE) and any(_is_null(side) for side in (lhs, rhs)):
+        if op in (B.EQ, B.NE) and any(is_null_pointer(a) and b.type.get_canonical().kind == ci.TypeKind.POINTER
+                                      for a, b in ((lhs, rhs), (rhs, lhs))):
             # a buffer against nullptr (an optional bias): every pointer a kernel receives here
             # is a buffer, never null (lowercheck passes one for each parameter)
             return self.constant(int(op == B.NE), ct.BOOL, e), ct.BOOL
@@ -1829,12 +1831,6 @@ def _addressed_locals(fn: ci.Cursor) -> set[tuple[int, int]]:
                     and not _is_array(target.referenced.type.get_canonical()) and not _is_shared(target.referenced):
                 found.add(decl_key(target.referenced))
     return found
-
-
-def _is_null(e: ci.Cursor) -> bool:
-    """`nullptr`, `NULL` or `0` where a pointer is compared."""
-    e = _strip(e)
-    return e.kind == K.CXX_NULL_PTR_LITERAL_EXPR or (e.kind == K.GNU_NULL_EXPR if hasattr(K, "GNU_NULL_EXPR") else False)
 
 
 def _is_zero(v: SSAValue) -> bool:

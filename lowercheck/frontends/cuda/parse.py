@@ -514,6 +514,17 @@ def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
     return target.referenced if target.kind == K.DECL_REF_EXPR else None
 
 
+def is_null_pointer(e: ci.Cursor) -> bool:
+    """`nullptr`, `NULL` or a literal `0`: a null pointer constant where the other side of a
+    comparison is a pointer (the caller checks that side)."""
+    K = ci.CursorKind
+    while e.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) \
+            and len(children(e)) == 1:
+        e = children(e)[0]
+    return e.kind == K.CXX_NULL_PTR_LITERAL_EXPR or (e.kind == K.INTEGER_LITERAL and evaluate(e) == 0) \
+        or (evaluate(e) == 0 and e.type.get_canonical().kind == ci.TypeKind.POINTER)
+
+
 def decl_key(decl: ci.Cursor) -> tuple[int, int]:
     """A declaration's identity: clang's cursor hash, with its position against hash collisions."""
     return decl.hash, decl.location.offset

@@ -8,11 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from support import run_emulator
 
-from lowercheck import ir
 from lowercheck.frontends import cuda
-from lowercheck.runners import poison, simt
-from lowercheck.runners.base import RunRequest
+from lowercheck.runners import poison
 
 SOURCE = """#include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -51,9 +50,7 @@ def test_references_and_addresses_of_locals_write_back(tmp_path: Path) -> None:
     bias = np.full(n, 0.5, dtype=np.float32)
     out = np.empty(n, dtype=np.float32)
     poison.fill(out)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"x": x, "bias": bias, "out": out, "n": n},
-                                 seed=0, options={}))
+    result = run_emulator(str(path), module, {"x": x, "bias": bias, "out": out, "n": n})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], 2 * x + 0.5)
 
@@ -86,9 +83,7 @@ def test_pointer_variables_moved_under_control_flow_and_in_loops(tmp_path: Path)
     x = np.arange(rows * n, dtype=np.float32)
     out = np.empty(rows, dtype=np.float32)
     poison.fill(out)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"x": x, "out": out, "n": n, "rows": rows},
-                                 seed=0, options={}))
+    result = run_emulator(str(path), module, {"x": x, "out": out, "n": n, "rows": rows})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], x.reshape(rows, n).sum(axis=1))
 
@@ -103,7 +98,6 @@ def test_numeric_limits_are_the_type_s_constants(tmp_path: Path) -> None:
                     "}\nvoid run(float* x, int* y, int n) { k<<<1, 32>>>(x, y, n); }\n")
     module = cuda.lower(str(path))
     x, y = np.zeros(8, np.float32), np.zeros(8, np.int32)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"x": x, "y": y, "n": 8}, seed=0, options={}))
+    result = run_emulator(str(path), module, {"x": x, "y": y, "n": 8})
     assert result.error is None, result.error
     assert np.all(result.outputs["x"] == -np.inf) and np.all(result.outputs["y"] == np.iinfo(np.int32).max)

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import run_emulator
 
-from lowercheck import ir
 from lowercheck.errors import Unsupported
 from lowercheck.frontends import cuda
-from lowercheck.runners import poison, simt
-from lowercheck.runners.base import RunRequest
+from lowercheck.runners import poison
 
 SOURCE = """#include <cuda_fp16.h>
 #include <cstring>
@@ -65,9 +64,7 @@ def test_packed_copies_move_the_right_elements(tmp_path: Path, entry: str, dtype
     x = np.arange(n, dtype=dtype) / dtype(7)
     out = np.empty(n, dtype=dtype)
     poison.fill(out)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"out": out, "in": x, "alpha": 2.0, "n": n},
-                                 seed=0, options={}))
+    result = run_emulator(str(path), module, {"out": out, "in": x, "alpha": 2.0, "n": n})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], (x.astype(np.float32) * 2).astype(dtype))
 
@@ -125,9 +122,7 @@ def test_inline_ptx_moves_are_the_copies_they_make(tmp_path: Path, entry: str, d
     x = np.arange(n, dtype=dtype) / dtype(7)
     out = np.empty(n, dtype=dtype)
     poison.fill(out)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"out": out, "in": x, "alpha": 2.0, "n": n},
-                                 seed=0, options={}))
+    result = run_emulator(str(path), module, {"out": out, "in": x, "alpha": 2.0, "n": n})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], (x.astype(np.float32) * 2).astype(dtype))
 
@@ -179,7 +174,6 @@ def test_shared_memory_moves_through_cvta_addresses(tmp_path: Path) -> None:
     x = np.arange(n, dtype=np.float32) * np.float32(1.5)
     out = np.empty(n, dtype=np.float32)
     poison.fill(out)
-    result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
-                                 ir=ir.print_ir(module), args={"x": x, "out": out, "n": n}, seed=0, options={}))
+    result = run_emulator(str(path), module, {"x": x, "out": out, "n": n})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], x.reshape(-1, 128)[:, ::-1].ravel())
