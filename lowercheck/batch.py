@@ -35,6 +35,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lowercheck import realworld
 from lowercheck.diff_server import DiffServer
 from lowercheck.errors import SourceLocation, UserError
 
@@ -134,10 +135,42 @@ class Case:
     spec: str | None = None
     bug_class: str | None = None
     args: tuple[str, ...] = ()  # extra `diff` options of the case (`args = ["--platform", "tpu-v5e"]`)
+    # A seeded bug made by a one-line edit of a file we do not own: (side, old, new, line or None),
+    # applied to a copy (`edit = { side = "target", old = "<", new = "<=", line = 95 }`).
+    edit: tuple[str, str, str, int | None] | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.folder}:{self.source}:{self.target}:{self.mode}" + (f":{' '.join(self.args)}" if self.args else "")
+        key = f"{self.folder}:{self.source}:{self.target}:{self.mode}" + (f":{' '.join(self.args)}" if self.args else "")
+        key += f":edit {self.edit[0]}:{self.edit[3]} {self.edit[1]!r} -> {self.edit[2]!r}" if self.edit else ""
+        # The case's own files: a result of an earlier version of its spec or its ports is not reused.
+        files = [Path(self.folder) / name.partition(":")[0] for name in (self.source, self.target, self.spec or "")
+                 if name and not name.startswith(realworld.REFERENCE)]
+        contents = b"".join(f.read_bytes() for f in files if f.is_file())
+        return key + ":" + hashlib.sha256(contents).hexdigest()[:12]
+
+    @property
+    def label(self) -> str:
+        """How the report names the case: `folder/target vs source`, and its edit."""
+        shown = {side: given.removeprefix("realworld:") for side, given in (("source", self.source), ("target", self.target))}
+        label = f"{Path(self.folder).name}/{shown['target']}" + (f" vs {shown['source']}" if self.mode == "run" else " (static)")
+        if self.edit:
+            side, old, new, line = self.edit
+            label += f" with `{old}` -> `{new}` in the {side}" + (f" at line {line}" if line else "")
+        return label
+
+    def paths(self) -> tuple[str, str]:
+        """The two sides' paths (each with its `:ENTRY`): a file of the case's folder, or a file of
+        a pinned package (`realworld:PACKAGE/PATH[:ENTRY]`, installed on first use); an edited
+        side is the edited copy."""
+        sides = {}
+        for name, given in (("source", self.source), ("target", self.target)):
+            resolved = realworld.resolve(given)
+            sides[name] = resolved if resolved != given else str(Path(self.folder) / given)
+        if self.edit:
+            side, old, new, line = self.edit
+            sides[side] = realworld.edited_copy(sides[side], old, new, line)
+        return sides["source"], sides["target"]
 
 
 @dataclass
@@ -166,9 +199,15 @@ def discover(root: Path) -> list[Case]:
             if missing:
                 raise UserError(f"{expected}: a case lacks {', '.join(missing)}", SourceLocation(str(expected), 0),
                                 hint="each [[case]] has source, target, verdict, codes, description")
+            edit = raw.get("edit")
+            if edit is not None and (not {"side", "old", "new"} <= set(edit) <= {"side", "old", "new", "line"}
+                                     or edit["side"] not in ("source", "target")):
+                raise UserError(f"{expected}: a case's edit has side (source or target), old, new and maybe line",
+                                SourceLocation(str(expected), 0), hint='[case.edit] side = "target" old = "i < n" new = "i <= n"')
             cases.append(Case(str(expected.parent), raw["source"], raw["target"], raw["verdict"],
                               tuple(raw.get("codes", ())), raw.get("description", ""), raw.get("mode", "run"),
-                              raw.get("spec"), raw.get("class"), tuple(raw.get("args", ()))))
+                              raw.get("spec"), raw.get("class"), tuple(raw.get("args", ())),
+                              (edit["side"], edit["old"], edit["new"], edit.get("line")) if edit else None))
     if not cases:
         raise UserError(f"no expected.toml with a [[case]] under {root}",
                         hint="a case: [[case]] source = \"k.cu\" target = \"k.py\" verdict = \"equivalent\" codes = []")
@@ -177,8 +216,7 @@ def discover(root: Path) -> list[Case]:
 
 def _command(case: Case, tool: str, report: Path, timeout: float) -> list[str]:
     folder = Path(case.folder)
-    command = [sys.executable, "-m", "lowercheck", "diff", str(folder / case.source), str(folder / case.target),
-               "--json", str(report), "--timeout", str(timeout)]
+    command = [sys.executable, "-m", "lowercheck", "diff", *case.paths(), "--json", str(report), "--timeout", str(timeout)]
     if case.mode == "static":
         command.append("--no-run")
     if case.spec:
@@ -197,7 +235,10 @@ def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = 
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        command = _command(case, tool, report, limit_s / 2)
+        try:
+            command = _command(case, tool, report, limit_s / 2)
+        except (UserError, realworld.Unreachable) as err:  # a package that cannot be fetched here, a bad edit
+            return Outcome(case.key, tool, "error", seconds=time.monotonic() - start, message=str(err)[:500])
         output = ""
         if server is not None:
             code = server.run(command[3:], limit_s)
@@ -327,6 +368,7 @@ class Summary:
     failed: int = 0  # error or timeout
     missed: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)  # false positives, by name
+    unjudged: list[str] = field(default_factory=list)  # errors, timeouts, inconclusive: name and why
     by_class: dict[str, ClassCount] = field(default_factory=lambda: defaultdict(ClassCount))
     by_code: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
@@ -344,11 +386,14 @@ def summarise(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], tool:
         outcome = outcomes.get((case.key, tool))
         if outcome is None:
             continue
-        name = f"{Path(case.folder).name}/{case.target}" + (f" vs {case.source}" if case.mode == "run" else " (static)")
+        name = case.label
         if outcome.verdict in ("error", "timeout"):
             summary.failed += 1
         elif outcome.verdict == "inconclusive":
             summary.inconclusive += 1
+        if outcome.verdict in ("error", "timeout", "inconclusive"):
+            why = " ".join(outcome.message.split())[:300]
+            summary.unjudged.append(f"{name} ({outcome.verdict}{': ' + why if why else ''})")
         count = summary.by_class[case.bug_class or UNCLASSIFIED]
         count.inconclusive += outcome.verdict == "inconclusive"
         if case.verdict == "different":
@@ -426,9 +471,15 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
         lines.append(f"| {code} | {hit} / {total} | {f'{b[0]} / {b[1]}' if b else '-'} |")
     lines += ["", "## Missed by lowercheck", ""] + ([f"- {m}" for m in ours.missed] or ["none"])
     lines += ["", "## False positives of lowercheck", ""] + ([f"- {m}" for m in ours.flagged] or ["none"])
+    lines += ["", "## Not judged by lowercheck (errors, timeouts, inconclusive)", ""] + (
+        [f"- {_cell_text(m)}" for m in ours.unjudged] or ["none"])
     if base is not None:
         lines += ["", "## Missed by the baseline", ""] + ([f"- {m}" for m in base.missed] or ["none"])
     return "\n".join(lines) + "\n"
+
+
+def _cell_text(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def default_results(root: Path) -> Path:

@@ -27,7 +27,7 @@ from lowercheck.compare import infer
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg
-from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument
+from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument, spec_binding
 from lowercheck.spec import Spec, line_of
 
 if TYPE_CHECKING:
@@ -98,6 +98,16 @@ def spec_roles(module: ModuleOp, spec: Spec | None, said: list[str]) -> ModuleOp
     return module
 
 
+def entry_binding(spec: Spec, candidate: EntryCandidate) -> Binding:
+    """The spec's binding for one entry: its sizes, and the arguments the spec gives for the entry's
+    own parameters (a spec written for a pair names the parameters of both sides; a value for the
+    other side's `eps` is never passed to this one)."""
+    binding = spec_binding(spec)
+    own = {p.name for p in candidate.params}
+    return Binding(args={name: arg for name, arg in binding.args.items() if name in own or isinstance(arg, SizeArg)},
+                   sizes=binding.sizes)
+
+
 def assume_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding,
                     notes: list[str]) -> None:
     """Neither side has a typed signature (Triton against Pallas, say): what the spec does not say
@@ -164,11 +174,12 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
                 size_names: list[str], path: str) -> tuple[Binding, dict[str, str]]:
     """What the other side's entry parameters receive, and which typed parameter each stands for."""
     cand = next(c for c in candidates if c.name == entry)
-    typed_params = [p for p in typed.params() if p.role.data != "size"]
+    fixed = {name for name, a in spec.args.items() if a.fixed}
+    # A value the spec gives either side is that side's own (`epsilon` here, `eps` there): no partner.
+    typed_params = [p for p in typed.params() if p.role.data != "size" and p.pname not in fixed]
     inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
     # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
     defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
-    fixed = {name for name, a in spec.args.items() if a.fixed}
     names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
              and (p.name not in defaulted or p.name in spec.args)]
     if len(names) == len(typed_params):

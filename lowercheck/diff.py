@@ -38,6 +38,7 @@ from lowercheck.frontends.base import (
 )
 from lowercheck.bind import (
     assume_untyped,
+    entry_binding,
     bind_other,
     check_size_names,
     check_size_values,
@@ -53,7 +54,6 @@ from lowercheck.lowering import (
     extract_accesses,
     resolve_entry,
     source_notes,
-    spec_binding,
     typed,
     typed_sizes,
 )
@@ -192,7 +192,7 @@ def diff(options: DiffOptions) -> Report:
     entries[first] = resolve_entry(paths[first], entries[first], candidates[first], entries[second],
                                    candidates.get(second, ()))
     sides: dict[str, SideInfo] = {}
-    binding = spec_binding(spec)
+    binding = entry_binding(spec, next(c for c in candidates[first] if c.name == entries[first]))
     if not typed(languages[first], paths[first]):
         assume_untyped(paths[first], entries[first], candidates[first], binding, notes)
     # A first side that lowers only at concrete sizes is captured at a probe binding of the sizes

@@ -49,6 +49,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from lowercheck.errors import UserError
+
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "realworld"
 WRAPPERS = REPO / "tests" / "realworld"
@@ -180,6 +182,53 @@ def installed(name: str) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
+# Naming installed files (the real pairs of corpus/realpairs)
+
+REFERENCE = "realworld:"  # `realworld:PACKAGE/PATH[:ENTRY]`: a file of a pinned package, as installed
+EDITED = "_lcedit_"  # in the name of an edited copy: `rms_norm_lcedit_1a2b3c4d.py` (never a kernel file)
+
+
+def resolve(reference: str) -> str:
+    """The path (with its `:ENTRY`, if any) of `realworld:PACKAGE/PATH[:ENTRY]`, the package
+    installed first; any other string is returned as it is."""
+    if not reference.startswith(REFERENCE):
+        return reference
+    name, _, rest = reference[len(REFERENCE):].partition("/")
+    path, _, entry = rest.partition(":")
+    if name not in {p.name for p in PACKAGES}:
+        raise UserError(f"`{reference}` names no package of the real-world suite",
+                        hint=f"one of: {', '.join(p.name for p in PACKAGES)}")
+    install(tuple(p for p in PACKAGES if p.name == name))
+    file = installed(name) / path
+    if not file.is_file():
+        raise UserError(f"`{reference}`: {path} is not in {name}", hint=f"look under {installed(name)}")
+    return str(file) + (f":{entry}" if entry else "")
+
+
+def edited_copy(path: str, old: str, new: str, line: int | None = None) -> str:
+    """A copy of the file `path` (`:ENTRY` kept) with `old` replaced by `new` where it occurs once
+    (in the file, or on line `line`), written beside it, so that its includes and its package's
+    imports resolve as the original's do. The file itself is never changed."""
+    file_text, _, entry = (path, "", "") if Path(path).is_file() else path.rpartition(":")
+    file = Path(file_text)
+    lines = file.read_text().splitlines(keepends=True)
+    where = [line - 1] if line is not None else range(len(lines))
+    found = [i for i in where if 0 <= i < len(lines) for _ in range(lines[i].count(old))]
+    if len(found) != 1 or "\n" in old or "\n" in new:
+        place = f"line {line}" if line is not None else file.name
+        raise UserError(f"an edit of {file.name} replaces a fragment of one line found exactly once; "
+                        f"`{old}` is found {len(found)} times in {place}",
+                        hint="quote more of the line, or give its number (`line = N`)")
+    lines[found[0]] = lines[found[0]].replace(old, new)
+    edited = "".join(lines)
+    digest = hashlib.sha256(f"{found[0]}\0{old}\0{new}".encode()).hexdigest()[:8]
+    copy = file.with_name(f"{file.stem}{EDITED}{digest}{file.suffix}")
+    if not copy.exists() or copy.read_text() != edited:
+        copy.write_text(edited)
+    return str(copy) + (f":{entry}" if entry else "")
+
+
+# ---------------------------------------------------------------------------------------------
 # Finding the kernels
 
 
@@ -226,7 +275,7 @@ def kernel_files(packages: tuple[Package, ...] = PACKAGES, wrappers: bool = True
         paths = sorted({p for pattern in package.patterns for p in root.glob(pattern) if p.is_file()})
         for path in paths:
             relative = path.relative_to(root)
-            if path.name == "__init__.py" or any(relative.match(s) or str(relative).startswith(s.rstrip("*"))
+            if path.name == "__init__.py" or EDITED in path.name or any(relative.match(s) or str(relative).startswith(s.rstrip("*"))
                                                  for s in package.skip):
                 continue
             text = path.read_text(errors="replace")

@@ -288,6 +288,8 @@ _CMP = {
     "sgt": sympy.StrictGreaterThan, "ugt": sympy.StrictGreaterThan,
     "sge": sympy.GreaterThan, "uge": sympy.GreaterThan,
 }
+_SWAPPED = {sympy.StrictLessThan: sympy.StrictGreaterThan, sympy.StrictGreaterThan: sympy.StrictLessThan,
+            sympy.LessThan: sympy.GreaterThan, sympy.GreaterThan: sympy.LessThan}  # `a < b` is `b > a`
 _CMPI_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 
 _INT_BINARY: dict[str, Callable[..., sympy.Basic]] = {
@@ -348,7 +350,21 @@ def _cmpi(op: Operation, st: State) -> None:
     pred = prop(op, "predicate")
     index = pred.value.data if isinstance(pred, IntegerAttr) else int(getattr(pred, "data", 0))
     rel = _CMP[_CMPI_NAMES[index]]
-    elementwise(st, op, rel)
+    elementwise(st, op, lambda a, b: _compare(rel, a, b))
+
+
+def _compare(rel, a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    """`a REL b`, where a condition widened to an integer (`(int)(i < n) != 0`, C's bool passed as
+    an int) is 1 where it holds and 0 elsewhere: sympy alone would call `Ne(i < n, 0)` true."""
+    if _is_condition(a) or _is_condition(b):
+        if _is_condition(b) and not _is_condition(a):
+            return _compare(_SWAPPED.get(rel, rel), b, a)
+        if rel in (sympy.Eq, sympy.Ne) and b.is_Integer:
+            holds = a if int(b) == 1 else sympy.Not(a) if int(b) == 0 else sympy.false
+            return holds if rel is sympy.Eq else sympy.Not(holds)
+        as_int = [sympy.Piecewise((1, c), (0, True)) if _is_condition(c) else c for c in (a, b)]
+        return rel(*as_int)
+    return rel(a, b)
 
 
 @rule("arith.select")

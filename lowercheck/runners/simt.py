@@ -1388,7 +1388,8 @@ def _warp_bits(chunk: _Chunk, lanes: np.ndarray) -> np.ndarray:
 def _warp_check(chunk: _Chunk, op: Operation, mask: Mask, member_mask: SSAValue,
                 what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The active lanes, each lane's member mask (uint64) and the warp's active lanes (bits); emits
-    LC212 for an active lane its mask leaves out and for a mask naming a lane that does not arrive."""
+    LC212 for an active lane its mask leaves out and for a mask naming a lane of the block that does
+    not arrive."""
     active = _active(chunk, mask)
     members = chunk.lanes(_unsigned(np.asarray(chunk.get(member_mask)))).astype(np.uint64)
     arrived = _warp_bits(chunk, active)
@@ -1400,7 +1401,10 @@ def _warp_check(chunk: _Chunk, op: Operation, mask: Mask, member_mask: SSAValue,
             f"{chunk.lane_thread[lane]}) executes it but its mask {int(members[lane]):#010x} leaves it out",
             where={"block": chunk.lane_block[lane], "thread": chunk.lane_thread[lane],
                    "lane": chunk.lane_id[lane], "mask": members[lane]}, kind="excluded")
-    absent = members & ~arrived
+    # A lane the block does not have (a partial last warp: 16 threads per block) is no thread that
+    # could fail to arrive: CUDA asks that every *non-exited* thread the mask names execute the op.
+    existing = _warp_bits(chunk, np.ones(chunk.n, np.bool_))
+    absent = members & ~arrived & existing
     waiting = active & (absent != 0)
     if waiting.any():
         lane = _first_lane(chunk, np.flatnonzero(waiting))

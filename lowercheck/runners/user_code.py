@@ -1,5 +1,11 @@
-"""Running the user's Python file in a runner's child process: importing it under a private module
-name, and saying where in it an exception came from. Shared by the Triton and Pallas runners."""
+"""Importing the user's Python file (front ends, and runners in their child processes) and saying
+where in it an exception came from.
+
+A file outside any package is imported under a private module name. A file inside a package (its
+folder holds `__init__.py`, as `liger_kernel/ops/rms_norm.py` does) is imported as that package's
+module, with the folder above the package on `sys.path`, as Python would import it from a program
+beside the package: its absolute and relative imports of its own package work, whether or not the
+package is installed."""
 
 from __future__ import annotations
 
@@ -15,23 +21,63 @@ class UserFailure(Exception):
     """The user's code failed (import, call): the message names their file:line."""
 
 
-def import_user_file(path: str, first_line: bool = False) -> ModuleType:
+def package_of(file: str) -> tuple[str, str] | None:
+    """(the folder above the outermost package holding `file`, the file's dotted module name), or
+    None when the file's folder is not a package."""
+    folder, stem = os.path.split(os.path.realpath(file))
+    parts = [os.path.splitext(stem)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.basename(folder).isidentifier():
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    if len(parts) == 1 or not all(p.isidentifier() for p in parts):
+        return None
+    return folder, ".".join(parts)
+
+
+def exec_user_module(path: str, prefix: str) -> ModuleType:
+    """The module of the user's file, executed (its own exceptions propagate; SyntaxError
+    included). Outside a package: a fresh module named `prefix` + a hash of the path. Inside one:
+    the package's module by its dotted name, the package's root on `sys.path`."""
     from lowercheck import cuda_on_cpu
 
-    if cuda_on_cpu.mentions_cuda(path):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
-        cuda_on_cpu.install()
     file = os.path.realpath(path)
-    name = "lowercheck_run_" + hashlib.sha1(file.encode()).hexdigest()[:12]
+    if cuda_on_cpu.mentions_cuda(file):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
+        cuda_on_cpu.install()
+    found = package_of(file)
+    if found is not None:
+        root, dotted = found
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        sys.modules.pop(dotted, None)  # executed afresh, as a file outside a package is
+        try:
+            module = importlib.import_module(dotted)
+        except BaseException:
+            sys.modules.pop(dotted, None)
+            raise
+        if os.path.realpath(getattr(module, "__file__", "") or "") == file:
+            return module
+        sys.modules.pop(dotted, None)  # another file of that name came first on sys.path: ours, privately
+    name = prefix + hashlib.sha1(file.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise UserFailure(f"{path}: cannot import")
+        raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
+    if found is not None:
+        module.__package__ = found[1].rpartition(".")[0]  # its relative imports still resolve
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def import_user_file(path: str, first_line: bool = False) -> ModuleType:
+    try:
+        return exec_user_module(path, "lowercheck_run_")
     except Exception as err:  # noqa: BLE001 - the user's import failed
         raise UserFailure(describe(err, path, first_line)) from None
-    return module
 
 
 def describe(err: BaseException, path: str, first_line: bool = False) -> str:

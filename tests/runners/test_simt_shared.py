@@ -427,6 +427,41 @@ def test_shuffle_reading_inactive_lanes():
     assert messages[1].startswith("shuffle reads inactive lane 16")
 
 
+def test_full_mask_in_a_partial_warp():
+    # Blocks of 16 threads: the warp's lanes 16..31 do not exist, so the full mask names no thread
+    # that fails to arrive (CUDA asks it of non-exited threads); the 16 lanes sum with offsets 8..1.
+    kernel = f"""
+  func.func @halfwarp(%x: memref<?xf32>, %out: memref<?xf32>) attributes {{gpu.kernel}} {{
+    {GLOBAL_ID}
+    %mask = arith.constant -1 : i32
+    %v = memref.load %x[%idx] : memref<?xf32>
+    %lb = arith.constant 1 : index
+    %ub = arith.constant 5 : index
+    %one = arith.constant 1 : index
+    %c16 = arith.constant 16 : i32
+    %width = arith.constant 32 : i32
+    %total = scf.for %k = %lb to %ub step %one iter_args(%acc = %v) -> (f32) {{
+      %k32 = arith.index_cast %k : index to i32
+      %off = arith.shrui %c16, %k32 : i32
+      %other = simt.shuffle {{mode = "xor"}} %acc, %off, %mask, %width : f32 loc("w.cu":8:15)
+      %acc2 = arith.addf %acc, %other : f32
+      scf.yield %acc2 : f32
+    }}
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %tx, %c0 : index
+    scf.if %first {{
+      memref.store %total, %out[%bx] : memref<?xf32>
+    }}
+    func.return
+  }}"""
+    ir = module([buffer("x", "in"), buffer("out", "out")],
+                [launch("halfwarp", ["2", "1", "1"], ["16", "1", "1"], ["x", "out"])], kernel)
+    x = np.arange(32, dtype=np.float32)
+    result = run(ir, x=x, out=poisoned(2))
+    assert result.events == []
+    np.testing.assert_array_equal(result.outputs["out"], x.reshape(2, 16).sum(1))
+
+
 def test_votes_and_ballot():
     # ballot(x[i] > 0), any, all over full warps; the block's second warp has only 16 threads
     kernel = f"""

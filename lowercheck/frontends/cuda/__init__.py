@@ -154,7 +154,7 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     given = {name: arg.shape for name, arg in (binding.args if binding else {}).items()
              if isinstance(arg, TensorArg)}
     fixed = {name: arg.value for name, arg in (binding.args if binding else {}).items()
-             if isinstance(arg, ValueArg) and isinstance(arg.value, (bool, int))}
+             if isinstance(arg, ValueArg) and (arg.value is None or isinstance(arg.value, (bool, int)))}
     host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed).read()
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size

@@ -47,6 +47,9 @@ B = ci.BinaryOperator
 Dim3 = tuple[sympy.Expr, sympy.Expr, sympy.Expr]
 
 
+NULL = object()  # the value of a pointer parameter the spec gives as none (`[args.residual] none = true`)
+
+
 @dataclass
 class Buffer:
     """A buffer the launcher passes to kernels: a pointer parameter or a `cudaMalloc`ed local."""
@@ -204,7 +207,7 @@ class HostReader:
     """Runs one host function symbolically and collects its launches."""
 
     def __init__(self, fn: ci.Cursor, shown: str, shapes: dict[str, tuple[str | int, ...]] | None = None,
-                 sizes: dict[str, int] | None = None, fixed: dict[str, int | bool] | None = None):
+                 sizes: dict[str, int] | None = None, fixed: dict[str, int | bool | None] | None = None):
         self.fn = fn
         self.shown = shown
         # Concrete sizes: values stay expressions over the parameters (a launch passes `n`, not 1000),
@@ -239,6 +242,9 @@ class HostReader:
             t = ct.from_clang(p.type)
             if t is None or t.kind == "void" or (t.kind == "ptr" and t.elem is not None and t.elem.kind == "void"):
                 raise self.unsupported(f"the launcher parameter `{p.spelling}` of type `{p.type.spelling}`", p)
+            if t.kind == "ptr" and p.spelling in (fixed or {}) and fixed[p.spelling] is None:
+                self.values[decl_key(p)] = NULL  # the spec's `none = true`: this launch goes without it
+                continue
             params.append((p.spelling, t, p))
             if t.kind == "ptr":
                 self.values[decl_key(p)] = Buffer(p.spelling, t)
@@ -734,6 +740,8 @@ class HostReader:
             return buffer
         if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(decl_key(c.referenced)), Buffer):
             return self.values[decl_key(c.referenced)]
+        if self._null(c):
+            raise self.unsupported(f"passing the null pointer `{_text(e)}` to a kernel", e)
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
 
     def launch(self, call: ci.Cursor, kernel: ci.Cursor) -> None:
@@ -849,9 +857,9 @@ class HostReader:
             if first is None or second is None:
                 raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
             return sympy.Integer(int(second))
-        if op in (B.EQ, B.NE) and any(self._is_buffer(side) for side in (lhs, rhs)) \
-                and any(is_null_pointer(side) for side in (lhs, rhs)):  # `other == nullptr`: a buffer is never null
-            return sympy.Integer(int(op == B.NE))
+        nullness = (self._null(lhs), self._null(rhs))
+        if op in (B.EQ, B.NE) and None not in nullness:  # `other == nullptr`: a buffer is never null
+            return sympy.Integer(int((nullness[0] == nullness[1]) == (op == B.EQ)))
         compare = _HOST_COMPARE.get(op)
         if compare is not None:  # 1 or 0 where decided (sympy's relational of two numbers)
             truth = compare(self.at_sizes(self.expr(lhs)), self.at_sizes(self.expr(rhs)))
@@ -873,6 +881,16 @@ class HostReader:
         except Unsupported:  # bitwise operations on symbols
             raise self.undecided(f"`{_text(e)}`", e) from None
 
+    def _null(self, e: ci.Cursor) -> bool | None:
+        """Whether the pointer `e` is null: a null literal or a parameter the spec gives as none,
+        never a buffer; None for anything else."""
+        if is_null_pointer(e):
+            return True
+        c = _strip(e)
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and self.values.get(decl_key(c.referenced)) is NULL:
+            return True
+        return False if self._is_buffer(e) else None
+
     def _is_buffer(self, e: ci.Cursor) -> bool:
         """`e` names a buffer of the launcher (a pointer parameter or an allocation)."""
         c = _strip(e)
@@ -881,8 +899,8 @@ class HostReader:
 
     def _unary(self, e: ci.Cursor) -> sympy.Expr:
         kind = unary_operator(e, self.shown)
-        if kind == "!" and self._is_buffer(children(e)[0]):  # `!other`: a buffer is never null
-            return sympy.Integer(0)
+        if kind == "!" and self._null(children(e)[0]) is not None:  # `!other`: a buffer is never null
+            return sympy.Integer(int(bool(self._null(children(e)[0]))))
         value = self.expr(children(e)[0])
         if kind == "-":
             return -value

@@ -11,15 +11,13 @@ so that lowering it says at that call that the construct is not modelled (`mesh_
 from __future__ import annotations
 
 import ast
-import hashlib
-import importlib.util
 import os
-import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from lowercheck.runners.user_code import exec_user_module
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import parse_python
 
@@ -106,16 +104,9 @@ def load(path: str) -> ModuleType:
     key = (str(file), file.stat().st_mtime_ns)
     if key in _MODULES:
         return _MODULES[key]
-    name = "lowercheck_pallas_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise UserError(f"cannot import {path}", SourceLocation(path, 1))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        module = exec_user_module(str(file), "lowercheck_pallas_")
     except Exception as err:  # noqa: BLE001 - any failure of the user's import is the user's error
-        sys.modules.pop(name, None)
         raise UserError(f"importing {path} raised {type(err).__name__}: {err}", user_line(err, path)) from None
     _MODULES[key] = module
     return module

@@ -8,14 +8,12 @@ whose body launches one: a call `K[grid](...)` where `K` names a kernel of the m
 from __future__ import annotations
 
 import ast
-import hashlib
-import importlib.util
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from lowercheck.runners.user_code import exec_user_module
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import parse_python, user_frame
 
@@ -66,23 +64,11 @@ def load(path: str) -> ModuleType:
     key = (str(file), file.stat().st_mtime_ns)
     if key in _MODULES:
         return _MODULES[key]
-    from lowercheck import cuda_on_cpu
-
-    if cuda_on_cpu.mentions_cuda(str(file)):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
-        cuda_on_cpu.install()
-    name = "lowercheck_user_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise UserError(f"cannot import {path}", SourceLocation(path, 1))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Triton finds a kernel's globals through its module
     try:
-        spec.loader.exec_module(module)
+        module = exec_user_module(str(file), "lowercheck_user_")  # Triton finds a kernel's globals through its module
     except SyntaxError as err:
-        sys.modules.pop(name, None)
         raise UserError(f"syntax error: {err.msg}", SourceLocation(path, err.lineno or 1, err.offset or 0)) from None
     except Exception as err:  # noqa: BLE001 - any failure of the user's import is the user's error
-        sys.modules.pop(name, None)
         raise UserError(f"importing the file raised {type(err).__name__}: {err}",
                         user_frame(err, str(file), path)) from None
     _MODULES[key] = module
