@@ -218,11 +218,16 @@ def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple
     with typed outputs (destination passing), else the tensors it returns, else the inputs it writes."""
     correspondence = dict(match)
     typed_roles = {p.pname: p.role.data for p in typed.params()}
+    written = {name for name, role in other.roles.items() if role in ("out", "inout")}
     for other_name, typed_name in match.items():
-        if other_name in other.roles:
-            other.roles[other_name] = typed_roles[typed_name]
+        if other_name in other.roles:  # an input the other side leaves alone stays one
+            keep = typed_roles[typed_name] == "inout" and other_name not in written and other.returns()
+            other.roles[other_name] = "in" if keep else typed_roles[typed_name]
     typed_outputs = [p.pname for p in typed.params() if p.role.data in ("out", "inout")]
-    other_outputs = ([o for o, t in match.items() if typed_roles[t] in ("out", "inout")]
+    # A partner of a typed output is the other side's output; of an output written in place (inout),
+    # only where the other side writes it too: a port that returns its result leaves its input alone.
+    other_outputs = ([o for o, t in match.items()
+                      if typed_roles[t] == "out" or (typed_roles[t] == "inout" and (o in written or not other.returns()))]
                      or [p.pname for p in other.params() if p.pname.startswith("return")]
                      or [p.pname for p in other.params() if p.role.data in ("out", "inout")])
     pairs = list(zip(typed_outputs, other_outputs, strict=False))
@@ -230,4 +235,6 @@ def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple
         if other_name not in correspondence:
             correspondence[other_name] = typed_name
             other.roles[other_name] = "out"
+        elif typed_roles[correspondence[other_name]] == "in":  # in place: the input it writes is its result
+            other.roles[other_name] = "inout"
     return correspondence, pairs

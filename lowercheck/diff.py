@@ -121,6 +121,10 @@ class SideInfo:
     def params(self) -> list[ParamOp]:
         return self.entry_op.params
 
+    def returns(self) -> bool:
+        """Whether the entry returns tensors (`return0`, ...): a Python entry that allocates its result."""
+        return self.language != "cuda" and any(p.pname.startswith("return") for p in self.params())
+
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path, "entry": self.entry, "language": self.language,
@@ -239,7 +243,7 @@ def diff(options: DiffOptions) -> Report:
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
         sweep = _with_example_sizes(sweep, sides, size_names, notes)
     if options.static:
-        _static(report, sides, correspondence, size_names, sweep, options.gpu)
+        _static(report, sides, correspondence, size_names, sweep, options.gpu, domain=bool(spec.sizes))
         report.findings = merge_unwritten(report.findings, correspondence)  # both sides leave the same
     for name, future in usage.items():
         found, skipped = future.result()
@@ -299,8 +303,10 @@ def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[s
 
 
 def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
-            size_names: list[str], sweep: list[dict[str, int]], options_gpu: str = "h100-sxm") -> None:
-    """The static checks: once for all sizes, or per swept size when a side was captured per size."""
+            size_names: list[str], sweep: list[dict[str, int]], options_gpu: str = "h100-sxm",
+            domain: bool = False) -> None:
+    """The static checks: once for all sizes, or per swept size when a side was captured per size.
+    `domain`: the sweep is the spec's, the only sizes an error may be claimed at."""
     def side(name: str, at: SideInfo) -> static.Side:
         return static.Side(name, at.accesses, _extents(at), at.roles)
 
@@ -312,7 +318,7 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     for group in bindings:
         views = {name: info.at(group[0]) if per_size else info for name, info in sides.items()}
         result = static.analyse(side("source", views["source"]), side("target", views["target"]),
-                                correspondence, size_names, group, swept=per_size)
+                                correspondence, size_names, group, swept=per_size, domain=domain)
         for f in result.findings:
             key = (f.code, f.side, f.buffer, f.location)
             if key not in seen:
@@ -710,7 +716,9 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
     """Arguments of both sides for one size binding: the same input values on both sides, outputs
     poisoned, and a copy of every input to check it is unchanged after the run."""
     source, target = sides["source"].at(sizes), sides["target"].at(sizes)
-    reverse = {s: t for t, s in correspondence.items()}
+    reverse: dict[str, list[str]] = {}
+    for t, s in correspondence.items():
+        reverse.setdefault(s, []).append(t)
     tgt_params = {p.pname: p for p in target.params()}
     rng = np.random.default_rng(seed)
     args: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
@@ -736,11 +744,11 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
                 originals[name] = ("source", value.copy())
         if is_argument(source, param):
             give(source, name, value)
-        partner = reverse.get(name)
-        if partner is not None and partner in tgt_params and is_argument(target, tgt_params[partner]):
-            give(target, partner, value)
-            if isinstance(value, np.ndarray) and target.roles.get(partner) == "in":
-                originals[partner] = ("target", value.copy())
+        for partner in reverse.get(name, ()):  # an input written in place has two: the input, the result
+            if partner in tgt_params and is_argument(target, tgt_params[partner]):
+                give(target, partner, value)
+                if isinstance(value, np.ndarray) and target.roles.get(partner) == "in":
+                    originals[partner] = ("target", value.copy())
     for name, param in tgt_params.items():
         if param.role.data == "size" and name in sizes:
             args["target"][name] = int(sizes[name])

@@ -39,7 +39,7 @@ from lowercheck.compare.traffic import (
 )
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.errors import SourceLocation
-from lowercheck.findings import CODES, Evidence, Finding
+from lowercheck.findings import CODES, Evidence, Finding, Severity
 
 
 @dataclass(frozen=True)
@@ -75,9 +75,25 @@ class StaticResult:
 
 
 def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
-            size_names: Sequence[str], sweep: Sequence[Mapping[str, int]], swept: bool = False) -> StaticResult:
+            size_names: Sequence[str], sweep: Sequence[Mapping[str, int]], swept: bool = False,
+            domain: bool = False) -> StaticResult:
     """All static checks. `correspondence` maps each target buffer to its source buffer. With
-    `swept`, skip the parametric attempt (a side was lowered for these concrete sizes only)."""
+    `swept`, skip the parametric attempt (a side was lowered for these concrete sizes only). With
+    `domain`, the sweep is the spec's: an error the parametric checks find only at other sizes (a
+    length of 1 for a kernel whose spec asks for multiples of 4) is checked again at the sweep's."""
+    if domain and not swept:
+        result = analyse(source, target, correspondence, size_names, sweep)
+        spec_sizes = [dict(b) for b in sweep]
+        outside = [f for f in result.findings if f.level is Severity.ERROR
+                   and isinstance(f.witness.get("sizes"), dict) and f.witness["sizes"] not in spec_sizes]
+        if not outside:
+            return result
+        again = analyse(source, target, correspondence, size_names, sweep, swept=True)
+        where = "; ".join(sorted({", ".join(f"{k}={v}" for k, v in f.witness["sizes"].items()) for f in outside}))
+        again.notes.insert(0, f"the parametric checks found {', '.join(sorted({f.code for f in outside}))} only at "
+                              f"sizes outside the spec's ({where}): not checked there; the static checks "
+                              "ran at the spec's sizes instead")
+        return again
     result = StaticResult()
     try:
         if swept:

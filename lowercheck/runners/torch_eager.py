@@ -79,7 +79,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
         with torch.no_grad():
             fixed = {k: request.args[k] for k in request.options.get("fixed", ())}
             # with values the spec fixes, every argument goes by name (a fixed one may come first)
-            returned = fn(**dict(zip(params, values, strict=True)), **fixed) if fixed else fn(*values)
+            returned = fn(**{**dict(zip(params, values, strict=True)), **fixed}) if fixed else fn(*values)
     except Exception as err:  # noqa: BLE001 - the user's reference failed: report where
         raise UserFailure(describe(err, request.path)) from None
     for name, tensor in tensors.items():
