@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection realworld
+.PHONY: install demo test bench docs clean detection realworld realpairs
 
 install: $(STAMP)
 
@@ -40,6 +40,11 @@ detection: $(STAMP)
 # into .cache/realworld, each lowered with `lowercheck lower`; the table goes to docs/realworld.md.
 realworld: $(STAMP)
 	$(PY) -m lowercheck.realworld -j 2 --out docs/realworld.md
+
+# Every case of corpus/realpairs (pairs of real kernels of the pinned packages and our references;
+# `make test` runs a few of them): verdicts and codes against their expected.toml.
+realpairs: $(STAMP)
+	REALPAIRS=all $(PY) -m pytest -q -n 2 tests/test_realpairs.py
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes

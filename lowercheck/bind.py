@@ -235,6 +235,4 @@ def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple
         if other_name not in correspondence:
             correspondence[other_name] = typed_name
             other.roles[other_name] = "out"
-        elif typed_roles[correspondence[other_name]] == "in":  # in place: the input it writes is its result
-            other.roles[other_name] = "inout"
     return correspondence, pairs

@@ -49,8 +49,10 @@ def test_corpus_runs_resumes_and_compares_with_the_baseline(tmp_path: Path) -> N
     results = tmp_path / "results.jsonl"
     # A run killed after one case: its outcome is on disk (marked so we can see it is not redone),
     # followed by half a line.
-    folder = str(root / "vector_add")
-    finished = {"key": f"{folder}:vadd.cu:vadd_floor_grid.py:static", "tool": "lowercheck", "verdict": "different",
+    from lowercheck.batch import discover
+
+    key = next(c.key for c in discover(root) if c.target == "vadd_floor_grid.py" and c.mode == "static")
+    finished = {"key": key, "tool": "lowercheck", "verdict": "different",
                 "codes": ["LC202"], "seconds": -1.0, "message": "from the killed run"}
     results.write_text(json.dumps(finished) + "\n" + '{"key": "torn')
     report = tmp_path / "detection.md"
