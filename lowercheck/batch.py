@@ -22,6 +22,7 @@ class (and false positives for the correct pairs, class `none`) beside the basel
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
@@ -140,7 +141,7 @@ class Case:
     edit: tuple[str, str, str, int | None] | None = None
     known_gap: str | None = None  # the case is right, lowercheck does not get it yet: why
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         key = f"{self.folder}:{self.source}:{self.target}:{self.mode}" + (f":{' '.join(self.args)}" if self.args else "")
         key += f":spec {self.spec}" if self.spec else ""
@@ -154,7 +155,7 @@ class Case:
     @property
     def label(self) -> str:
         """How the report names the case: `folder/target vs source`, and its edit."""
-        shown = {side: given.removeprefix("realworld:") for side, given in (("source", self.source), ("target", self.target))}
+        shown = {side: given.removeprefix(realworld.REFERENCE) for side, given in (("source", self.source), ("target", self.target))}
         label = f"{Path(self.folder).name}/{shown['target']}" + (f" vs {shown['source']}" if self.mode == "run" else " (static)")
         if self.edit:
             side, old, new, line = self.edit

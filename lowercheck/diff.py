@@ -38,13 +38,13 @@ from lowercheck.frontends.base import (
 )
 from lowercheck.bind import (
     assume_untyped,
-    entry_binding,
     bind_other,
     check_size_names,
     check_size_values,
     check_spec_names,
     correspond,
     dtype_name,
+    entry_binding,
     fill_extents,
     set_shape,
     side_size_names,

@@ -213,6 +213,11 @@ def test_a_null_cuda_pointer_picks_the_launch_without_it(tmp_path: Path) -> None
     assert done.returncode == 0, done.stdout + done.stderr
     assert "kernel.launch @plain" in done.stdout and "@fused" not in done.stdout
     assert 'name = "residual"' not in done.stdout
+    # Two buffers are never decided equal (nor unequal) by their nullness: only a null one decides.
+    aliased = tmp_path / "aliased.cu"
+    aliased.write_text(source.read_text().replace("if (residual == nullptr)", "if (out == x)"))
+    done = run_lowercheck(["lower", f"{aliased}:launch"])
+    assert "kernel.launch @plain" not in done.stdout, done.stdout
     port = tmp_path / "port.py"
     port.write_text("import torch\n\n\ndef double(x):\n    return 2 * x\n")
     done = run_lowercheck(["diff", f"{source}:launch", str(port), "--spec", str(spec)])

@@ -858,7 +858,7 @@ class HostReader:
                 raise self.unsupported(f"the condition `{_text(e)}`, not decided here", e)
             return sympy.Integer(int(second))
         nullness = (self._null(lhs), self._null(rhs))
-        if op in (B.EQ, B.NE) and None not in nullness:  # `other == nullptr`: a buffer is never null
+        if op in (B.EQ, B.NE) and None not in nullness and True in nullness:  # `other == nullptr`: a buffer is never null
             return sympy.Integer(int((nullness[0] == nullness[1]) == (op == B.EQ)))
         compare = _HOST_COMPARE.get(op)
         if compare is not None:  # 1 or 0 where decided (sympy's relational of two numbers)
@@ -899,8 +899,9 @@ class HostReader:
 
     def _unary(self, e: ci.Cursor) -> sympy.Expr:
         kind = unary_operator(e, self.shown)
-        if kind == "!" and self._null(children(e)[0]) is not None:  # `!other`: a buffer is never null
-            return sympy.Integer(int(bool(self._null(children(e)[0]))))
+        null = self._null(children(e)[0]) if kind == "!" else None
+        if null is not None:  # `!other`: a buffer is never null
+            return sympy.Integer(int(null))
         value = self.expr(children(e)[0])
         if kind == "-":
             return -value

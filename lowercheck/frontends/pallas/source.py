@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from lowercheck.runners.user_code import exec_user_module
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import parse_python
+from lowercheck.runners.user_code import exec_user_module
 
 
 @dataclass(frozen=True)
