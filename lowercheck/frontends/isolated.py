@@ -37,8 +37,9 @@ _LOG_TAIL = 2000
 _INIT_FAILED = "Exception in initializer"  # what concurrent.futures logs when `_init` raises
 
 
-def _init(language: str, memory_mb: int, log_path: str) -> None:
+def _init(language: str, memory_mb: int, log_path: str, parent: int) -> None:
     os.setsid()  # the user's os.killpg(0, ...) reaches this worker's group, not lowercheck's
+    _exit_with_parent(parent)
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
     os.dup2(log, 1)  # what the user's code prints stays out of the report
     os.dup2(log, 2)
@@ -46,6 +47,24 @@ def _init(language: str, memory_mb: int, log_path: str) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     module = importlib.import_module(f"lowercheck.frontends.{language}")
     getattr(module, "warm_up", lambda: None)()  # start the heavy imports (torch, Triton) now
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when `parent`, the process that started it, is gone (also when it was gone
+    before this worker got here): its own session keeps it out of
+    a kill of lowercheck's process group (a `lowercheck corpus` server stopped on a timeout), and no
+    process of ours may outlive the command. A thread that watches the parent, not
+    PR_SET_PDEATHSIG (the run children's way, `runners/forkserver.py`): that signal follows the
+    thread that started the worker, which may end long before the process does."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="lowercheck-parent-watch").start()
 
 
 def _guarded(func, language: str, path: str, *args):
@@ -126,7 +145,7 @@ class IsolatedFrontend:
             context = multiprocessing.get_context("spawn")
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 max_workers=1, mp_context=context, initializer=_init,
-                initargs=(self.language, self.memory_mb, self._log))
+                initargs=(self.language, self.memory_mb, self._log, os.getpid()))
             self._pool.submit(int)  # makes the worker start (and import) right away
             self._processes = list(getattr(self._pool, "_processes", {}).values())
         return self._pool

@@ -139,3 +139,34 @@ def test_a_relative_port_is_the_file_in_the_working_directory(tmp_path: Path) ->
                           cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "error[LC301]" in done.stdout
+
+
+def test_a_front_end_worker_ends_with_the_process_that_started_it(tmp_path: Path) -> None:
+    """The worker runs in a session of its own, so a kill of lowercheck's process group (a corpus
+    server stopped on a timeout) does not reach it: it must notice that its parent is gone and end,
+    not linger (they piled up until the machine ran out of memory)."""
+    import os
+    import time
+
+    script = (
+        "import os, signal\n"
+        "from lowercheck.frontends.isolated import IsolatedFrontend\n"
+        "frontend = IsolatedFrontend('triton')\n"
+        "frontend._start()\n"
+        "print(*[p.pid for p in frontend._processes], flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    pids = [int(p) for p in done.stdout.split()]
+    assert pids, done.stdout + done.stderr
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(p) for p in pids), f"front-end workers {pids} outlived their parent"
