@@ -130,6 +130,7 @@ def _install_one(package: Package, quiet: bool) -> None:
     downloads.mkdir(parents=True, exist_ok=True)
     archive = _download(package, downloads, quiet)
     tmp = Path(tempfile.mkdtemp(prefix=f"{package.folder.name}.", suffix=".tmp", dir=CACHE))
+    tmp.chmod(0o755)  # mkdtemp's 0700 would hide the package from anyone but its installer
     if package.kind == "sdist":
         with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")

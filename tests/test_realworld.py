@@ -9,19 +9,13 @@ what stops it: strict expected failures, so the marker goes when a front end clo
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 from support import run_lowercheck
 
 from lowercheck import realworld
-from lowercheck.frontends import stop_workers
 
 pytestmark = pytest.mark.xdist_group("realworld")
-
-# liger-kernel's modules import their own package: the front ends' workers, spawned with this
-# process's sys.path, find it in the unpacked wheel (set at collection, before any worker starts).
-sys.path.append(str(realworld.installed("liger-kernel")))
 
 LIGER = "liger-kernel/liger_kernel/ops"
 PALLAS = "jax/experimental/pallas/ops"
@@ -69,9 +63,6 @@ def kernel_files() -> dict[str, realworld.KernelFile]:
         realworld.install()
     except realworld.Unreachable as err:
         pytest.skip(f"the pinned real-world packages are not in .cache/realworld and could not be fetched from PyPI: {err}")
-    # Front-end workers started before the packages were unpacked cached the missing folder as
-    # importing nothing: start them again, with the liger folder in place.
-    stop_workers()
     return {file.shown: file for file in realworld.kernel_files()}
 
 

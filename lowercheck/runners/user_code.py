@@ -48,6 +48,9 @@ def exec_user_module(path: str, prefix: str) -> ModuleType:
         root, dotted = found
         if root not in sys.path:
             sys.path.insert(0, root)
+        # A folder that was looked up before it existed (a package unpacked since) is cached as
+        # importing nothing, for the life of the process: look at it afresh.
+        sys.path_importer_cache.pop(root, None)
         sys.modules.pop(dotted, None)  # executed afresh, as a file outside a package is
         try:
             module = importlib.import_module(dotted)
