@@ -98,3 +98,13 @@ def test_classify_reads_each_kind_of_outcome() -> None:
     assert realworld.classify(2, "", "error: internal error in lowercheck: KeyError: 'x'\n")[0] == "crash"
     assert realworld.classify(-9, "", "")[0] == "crash"
     assert realworld.classify(None, "", "")[0] == "timeout"
+
+
+def test_a_group_of_tests_is_sent_to_one_worker(request) -> None:
+    """`make test` runs `--dist loadgroup`: the tests of an `xdist_group` share one worker (and its
+    set-up: the installed packages here, the interpreter's runs of the corpus ports). With pytest
+    9.2 and xdist 3.8 the group was silently dropped (xdist renames a node's `_nodeid`, which
+    pytest 9 no longer reads), and each worker paid for every group's set-up."""
+    if not hasattr(request.config, "workerinput") or not request.config.getvalue("loadgroup"):
+        pytest.skip("not run by xdist with --dist loadgroup")
+    assert request.node.nodeid.endswith("@realworld"), request.node.nodeid

@@ -158,10 +158,12 @@ def _walk(jaxpr, env: dict, strides: dict, returned: dict, result: Capture, path
         where = location(eqn, path)
         operands = []
         for var in eqn.invars:
-            if _is_literal(var) or var not in env:
-                producer = next((e.primitive.name for e in jaxpr.eqns if var in e.outvars), "a constant")
-                raise Unsupported(f"a pallas_call operand is computed in the entry by `{producer}`", where,
-                                  hint="pass the entry's arrays to pallas_call directly")
+            if _is_literal(var):
+                raise Unsupported("a pallas_call operand is a constant of the entry", where,
+                                  hint="pass the entry's arrays to pallas_call")
+            if var not in env:  # computed by the entry (a sum, a transpose): an array of its own
+                env[var] = f"temp{len(result.temps)}"
+                result.temps.append(var.aval)
             operands.append(env[var])
         results = []
         for var in eqn.outvars:

@@ -17,7 +17,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from lowercheck import ir  # noqa: E402
 from lowercheck.dialects.access import AccessOp, BufferOp, UnmodelledOp  # noqa: E402
-from lowercheck.dialects.kernel import EntryOp  # noqa: E402
+from lowercheck.dialects.kernel import EntryOp, ParamOp  # noqa: E402
 from lowercheck.errors import Unsupported  # noqa: E402
 from lowercheck.frontends import language_of  # noqa: E402
 from lowercheck.frontends import pallas as frontend  # noqa: E402
@@ -200,3 +200,20 @@ def test_an_operand_broadcast_by_the_entry_reads_its_source() -> None:
     row_lane, col_lane = strings(x.lanes)
     assert strings(x.indices) == [f"2048*GRID0 + 128*GRID1 + 256*{row_lane} + {col_lane}"]
     assert strings(m.indices) == [f"8*GRID0 + {row_lane}"]
+
+
+def test_an_operand_the_entry_computes_is_a_temp_the_kernel_reads() -> None:
+    """A pallas_call operand the entry computes (a sum, a transpose) is an array of its own, as a
+    tensor a Triton wrapper computes is: `tempN`, with the computed array's shape, its reads
+    bounds-checked like any other; the entry's own `x` is not touched by the kernel."""
+    module = lower("computed_operand.py", {"x": (("rows", "cols"), F32)}, {"rows": 16, "cols": 32})
+    [launch] = entry_of(module).launches
+    assert strings(launch.args) == ["temp0", "temp1", "return0"]
+    params = {op.param_name.data: op for op in module.walk() if isinstance(op, ParamOp)}
+    assert params["temp0"].role.data == params["temp1"].role.data == "temp"
+    assert strings(params["temp0"].shape) == ["cols", "rows"]  # x.T
+    assert strings(params["temp1"].shape) == ["cols", "1"]  # the column sums, one per row of x.T
+    assert not unmodelled(module)
+    found = accesses(module)
+    assert {"read temp0", "read temp1", "write return0"} <= set(found)
+    assert "read x" not in found
