@@ -30,7 +30,7 @@ static verdict is then inconclusive, never a silent pass.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Dialect, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -57,6 +57,7 @@ class KernelOp(IRDLOperation):
     name = "access.kernel"
     callee = prop_def(SymbolRefAttr)
     grid = prop_def(ArrayAttr[StringAttr])
+    ordered = opt_prop_def(ArrayAttr[IntegerAttr])  # the launch's ordered grid axes (kernel.launch)
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
     assembly_format = "$callee attr-dict-with-keyword $body"
@@ -68,6 +69,10 @@ class KernelOp(IRDLOperation):
     @property
     def grid_exprs(self) -> list[str]:
         return strings(self.grid)
+
+    @property
+    def ordered_axes(self) -> frozenset[int]:
+        return frozenset(a.value.data for a in self.ordered.data) if self.ordered is not None else frozenset()
 
 
 @irdl_op_definition

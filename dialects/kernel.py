@@ -124,6 +124,9 @@ class LaunchOp(IRDLOperation):
     args = prop_def(ArrayAttr[StringAttr])
     num_warps = opt_prop_def(IntAttr)
     shared_bytes = opt_prop_def(StringAttr)  # CUDA: the dynamic shared memory bytes (3rd <<<>>> argument)
+    # Grid axes whose steps run one after another on one core, in order (a Pallas TPU kernel's
+    # "arbitrary" dimension semantics): two steps along them are one work item's program order.
+    ordered = opt_prop_def(ArrayAttr[IntegerAttr])
     assembly_format = "$callee attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -132,6 +135,8 @@ class LaunchOp(IRDLOperation):
     def verify_(self) -> None:
         if len(self.grid.data) != self.GRID_AXES:
             raise VerifyException("kernel.launch: grid has three extents (x, y, z)")
+        if self.ordered is not None and any(not 0 <= a.value.data < self.GRID_AXES for a in self.ordered.data):
+            raise VerifyException("kernel.launch: an ordered axis is a grid axis (0, 1 or 2)")
         for field in ("grid", "block", "args"):
             verify_exprs(self.name, field, getattr(self, field).data)
         if self.shared_bytes is not None:
@@ -140,6 +145,10 @@ class LaunchOp(IRDLOperation):
     @property
     def grid_exprs(self) -> list[str]:
         return strings(self.grid)
+
+    @property
+    def ordered_axes(self) -> frozenset[int]:
+        return frozenset(a.value.data for a in self.ordered.data) if self.ordered is not None else frozenset()
 
     @property
     def block_exprs(self) -> list[str]:

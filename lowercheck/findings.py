@@ -161,7 +161,10 @@ def _lc203():
     of one store, or two positions of its tiles: different threads of the program), unless the
     writes are atomic. One thread's rewrites are in program order and are not double writes: an
     output used as scratch and overwritten later, or a loop storing its running sum into out[i]
-    every trip (the write relation is checked for injectivity modulo the thread).
+    every trip (the write relation is checked for injectivity modulo the thread). So are the
+    steps along an ordered grid axis: a Pallas TPU kernel's axis declared "arbitrary" in its
+    `dimension_semantics`, whose steps one core runs in order (an output block revisited at each
+    k step of a matmul).
 
     Why it matters: the result depends on scheduling order.
 

@@ -40,7 +40,7 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
         if entry not in names:
             raise UserError(f"no entry `{entry}` in {path}", hint=f"entries found: {', '.join(names) or 'none'}")
         return entry
-    names = [c.name for c in candidates if c.instance_of is None]  # unnamed: never another instance
+    names = [c.name for c in candidates if c.chosen_unnamed]  # never another instance, never a wrapper
     if len(names) == 1:
         return names[0]
     if not names:

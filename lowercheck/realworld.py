@@ -395,7 +395,7 @@ def list_entries(path: str) -> dict[str, object]:
     try:
         candidates = frontend_for(path).entries(path)
         return {"entries": [{"name": c.name, "line": c.location.line, "launches": list(c.launches)}
-                            for c in candidates if c.instance_of is None]}  # a template: its default instance
+                            for c in candidates if c.chosen_unnamed]}  # a template: its default instance
     except LowercheckError as err:
         return {"error": err.render(), "exit": err.exit_code}
     finally:

@@ -1223,7 +1223,8 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
     kernel = KernelOp.build(properties={"callee": SymbolRefAttr(func.properties["sym_name"].data
                                                                 if "sym_name" in func.properties
                                                                 else func.attributes["sym_name"].data),
-                                        "grid": ArrayAttr([StringAttr(g) for g in launch.grid_exprs])},
+                                        "grid": ArrayAttr([StringAttr(g) for g in launch.grid_exprs]),
+                                        **({"ordered": launch.ordered} if launch.ordered is not None else {})},
                             regions=[Region(Block(st.out))])
     kernel.location = launch.location
     return kernel

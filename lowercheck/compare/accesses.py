@@ -45,6 +45,7 @@ class Access:
     location: SourceLocation | None
     coords: tuple[sympy.Basic, ...] = ()  # the logical coordinates the relation maps to
     split: str = "flat"  # how the flat index was split into coordinates (coordinates.Coordinates.how)
+    ordered: frozenset[int] = frozenset()  # the launch's grid axes whose steps run in order
 
     @property
     def buffer(self) -> str:
@@ -160,7 +161,7 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
                 unmodelled.append(Unmodelled(op.buffer.data, "a non-affine index", location_of(op)))
                 continue
             accesses.append(Access(kernel_index, kernel.callee.root_reference.data, op, relation,
-                                   index, location_of(op), chosen.exprs, chosen.how))
+                                   index, location_of(op), chosen.exprs, chosen.how, kernel.ordered_axes))
         kernel_index += 1
     return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params, allocated)
 

@@ -436,10 +436,12 @@ def _same_thread(a: Access, b: Access, pairs: isl.Map, tile: bool) -> isl.Map:
     """{ a's instance -> b's instance : both done by one thread }, in the space of `pairs` (a and b
     of one launch). One thread: the same block and threadIdx (CUDA); in a tile language, the same
     program and the same position of the two tiles (Triton lays out two tiles of one shape alike:
-    an element at one position is one thread's). Its writes are in program order."""
+    an element at one position is one thread's). Its writes are in program order, and so are those
+    of the steps along an ordered grid axis (a Pallas TPU kernel's "arbitrary" axis: one core runs
+    its steps one after another), whatever the step."""
     names_a = [a.relation.get_dim_name(isl.dim_type.in_, i) for i in range(a.relation.dim(isl.dim_type.in_))]
     names_b = [b.relation.get_dim_name(isl.dim_type.in_, i) for i in range(b.relation.dim(isl.dim_type.in_))]
-    equal = [f"{d} = q_{d}" for d in ("GRID0", "GRID1", "GRID2")]
+    equal = [f"GRID{d} = q_GRID{d}" for d in range(3) if d not in a.ordered]
     if not tile:
         equal += [f"{d} = q_{d}" for d in ("LANE0", "LANE1", "LANE2") if d in names_a and d in names_b]
     else:
@@ -457,7 +459,7 @@ def _same_thread(a: Access, b: Access, pairs: isl.Map, tile: bool) -> isl.Map:
     params = [pairs.get_dim_name(isl.dim_type.param, i) for i in range(nparam)]
     text = (f"[{', '.join(params)}] -> {{ {pairs.get_tuple_name(isl.dim_type.in_)}[{', '.join(names_a)}] -> "
             f"{pairs.get_tuple_name(isl.dim_type.out)}[{', '.join('q_' + n for n in names_b)}] : "
-            f"{' and '.join(equal)} }}")
+            f"{' and '.join(equal) or '0 = 0'} }}")
     return isl.Map(text)
 
 

@@ -59,6 +59,14 @@ class EntryCandidate:
     # Another instance of a launcher template (`launch<__half>`): the template's name, which names its
     # default instance; an entry chosen without a name is never one of these.
     instance_of: str | None = None
+    # A function that calls the entry `calls` (a wrapper around the function holding the launch),
+    # chosen only by name as well.
+    calls: str | None = None
+
+    @property
+    def chosen_unnamed(self) -> bool:
+        """Whether a file's entry may be this one when the user names none."""
+        return self.instance_of is None and self.calls is None
 
 
 @dataclass(frozen=True)

@@ -158,3 +158,33 @@ def test_two_programs_writing_one_element_still_write_twice() -> None:
     assert len(found) == 1 and "written by two work items" in found[0].message
     assert found[0].witness["first"].startswith("program (0, 0, 0)")
     assert found[0].witness["second"].startswith("program (1, 0, 0)")
+
+
+def revisiting(ordered: bool) -> Side:
+    """A Pallas program per tile along GRID0, four steps along GRID1 that all store the same tile
+    (an output block revisited at each k step); `ordered`: GRID1 is an ordered axis."""
+    order = ", ordered = [1 : i32]" if ordered else ""
+    grid = '["floor((n + 1023)/1024)", "4", "1"]'
+    write = access("out", "write", P, TILE, f"{P} < n", "w0", '["r0"]', lanes=["LANE3"])
+    read = access("x", "read", P, TILE, f"{P} < n", "r0", lanes=["LANE3"])
+    text = f'''builtin.module {{
+  kernel.entry @k attributes {{language = "pallas", file = "k"}} {{
+    kernel.param {{name = "x", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}}
+    kernel.param {{name = "out", kind = "buffer", role = "out", element_type = f32, shape = ["n"]}}
+    kernel.launch @k {{grid = {grid}, block = [], args = ["x", "out", "n"]{order}}}
+  }}
+  access.kernel @k attributes {{grid = {grid}{order}}} {{
+{read}
+{write}
+  }}
+}}'''
+    return Side("target", ir.parse(text), SHAPES, ROLES)
+
+
+def test_steps_along_an_ordered_grid_axis_rewrite_in_program_order() -> None:
+    """A TPU kernel's "arbitrary" axis runs step after step on one core: the block it stores at
+    every step is rewritten in order (jax's TPU matmul got a false LC203). Along a parallel axis
+    the same stores are two programs writing one element."""
+    assert lc203(straight_cuda(), revisiting(ordered=True)) == []
+    [found] = lc203(straight_cuda(), revisiting(ordered=False))
+    assert found.witness["work_items"] == 2

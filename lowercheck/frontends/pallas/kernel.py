@@ -27,7 +27,7 @@ user's line.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
@@ -977,6 +977,38 @@ def launch_grid(grid: Sequence[int]) -> list[int]:
     if len(grid) <= 3:
         return list(grid)
     return [prod(grid[:-2]), *grid[-2:]]
+
+
+def ordered_axes(params: Mapping[str, Any]) -> list[int]:
+    """The launch axes (`launch_grid`) whose steps run in order: the axes a pallas_call's TPU
+    compiler params declare "arbitrary" (a TPU core runs such an axis step after step, the blocks
+    it revisits resident). Declared nowhere, none is: a GPU runs its programs in parallel, and a
+    kernel that says nothing may run on one. A vmapped axis is parallel; the leading axes folded
+    into launch axis 0 are ordered when all of them are."""
+    grid_mapping = params["grid_mapping"]
+    grid = tuple(grid_mapping.grid)
+    semantics = _dimension_semantics(params.get("compiler_params"))
+    vmapped = set(getattr(grid_mapping, "vmapped_dims", ()) or ())
+    user = [axis for axis in range(len(grid)) if axis not in vmapped]
+    if semantics is None or len(semantics) != len(user):
+        return []
+    arbitrary = {axis for axis, s in zip(user, semantics, strict=True)
+                 if str(getattr(s, "value", s)).lower() == "arbitrary"}
+    if len(grid) <= 3:
+        return sorted(arbitrary)
+    leading = [0] if all(axis in arbitrary for axis in range(len(grid) - 2)) else []
+    return leading + [launch for launch, axis in ((1, len(grid) - 2), (2, len(grid) - 1)) if axis in arbitrary]
+
+
+def _dimension_semantics(given: Any) -> tuple | None:
+    """`dimension_semantics` of the compiler params (`pltpu.CompilerParams`, or a dict of them by
+    backend), or None."""
+    for value in (given.values() if isinstance(given, Mapping) else [given]):
+        found = value.get("dimension_semantics") if isinstance(value, Mapping) \
+            else getattr(value, "dimension_semantics", None)
+        if found is not None:
+            return tuple(found)
+    return None
 
 
 def program_ids(b: KernelBuilder, grid: Sequence[int]) -> list[SSAValue]:

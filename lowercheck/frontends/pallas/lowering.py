@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg
 from lowercheck.frontends.pallas.capture import capture
-from lowercheck.frontends.pallas.kernel import build_kernel, element_type, kernel_name, launch_grid
-from lowercheck.frontends.pallas.source import Entry, discover, load
+from lowercheck.frontends.pallas.kernel import build_kernel, element_type, kernel_name, launch_grid, ordered_axes
+from lowercheck.frontends.pallas.source import Entry, discover, load, wrappers
 
 
 def entries(path: str) -> list[EntryCandidate]:
+    found = discover(path)
     return [EntryCandidate(e.name, SourceLocation(path, e.line, e.column),
-                           tuple(EntryParam(p, "unknown") for p in e.params), e.kernels)
-            for e in discover(path)]
+                           tuple(EntryParam(p, "unknown") for p in e.params), e.kernels, calls=e.calls)
+            for e in [*found, *wrappers(path, found)]]
 
 
 def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
@@ -42,9 +43,11 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
         symbols[name] = symbols.get(name, 0) + 1
         funcs.append(build_kernel(call, path, symbol))
         grid = [str(g) for g in launch_grid(call.eqn.params["grid_mapping"].grid)] + ["1"] * 3
+        ordered = ordered_axes(call.eqn.params)
         launch = LaunchOp.create(properties={
             "callee": SymbolRefAttr(symbol), "grid": ArrayAttr([StringAttr(g) for g in grid[:3]]),
-            "block": ArrayAttr([]), "args": ArrayAttr([StringAttr(a) for a in [*call.operands, *call.results]])})
+            "block": ArrayAttr([]), "args": ArrayAttr([StringAttr(a) for a in [*call.operands, *call.results]]),
+            **({"ordered": ArrayAttr([IntegerAttr(a, 32) for a in ordered])} if ordered else {})})
         if call.location is not None:
             launch.location = FileLineColLoc(StringAttr(path), IntAttr(call.location.line), IntAttr(0))
         launches.append(launch)
@@ -60,6 +63,9 @@ def _resolve(path: str, entry: str | None, found: list[Entry]) -> Entry:
     names = ", ".join(e.name for e in found)
     if entry is not None:
         for e in found:
+            if e.name == entry:
+                return e
+        for e in wrappers(path, found):
             if e.name == entry:
                 return e
         raise UserError(f"no function `{entry}` calling pallas_call in {path}", SourceLocation(path, 1),

@@ -30,6 +30,7 @@ class Entry:
     params: tuple[str, ...]
     kernels: tuple[str, ...]  # kernel function names, in source order
     mesh_kernels: tuple[tuple[str, int, int], ...] = ()  # (the call as spelled, line, column) per mesh launch
+    calls: str | None = None  # a wrapper: the entry it calls (it holds no pallas_call itself)
 
 
 def _is_pallas_call(node: ast.AST) -> bool:
@@ -93,6 +94,37 @@ def discover(path: str) -> list[Entry]:
         params = tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
         found.append(Entry(node.name, node.lineno, node.col_offset + 1, params, kernels, tuple(launches)))
     return found
+
+
+def wrappers(path: str, found: list[Entry]) -> list[Entry]:
+    """The other module-level functions of `path` that call an entry of `found` (directly or
+    through other functions of the file), each as an entry with the kernels of the first entry it
+    reaches in `calls`: wrappers a user may name (`FILE:wrapper`)."""
+    tree = parse_python(path)
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    direct = {e.name for e in found}
+    return [e for name in functions if name not in direct
+            and (e := _calling_entry(functions, name, found)) is not None]
+
+
+def _calling_entry(functions: dict[str, ast.FunctionDef], name: str, found: list[Entry]) -> Entry | None:
+    by_name = {e.name: e for e in found}
+    seen, todo, reached = {name}, [name], []
+    while todo:
+        for node in ast.walk(functions[todo.pop()]):
+            callee = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+            if callee in by_name:
+                reached.append(by_name[callee])
+            elif callee in functions and callee not in seen:
+                seen.add(callee)
+                todo.append(callee)
+    if not reached:
+        return None
+    node = functions[name]
+    params = tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
+    return Entry(name, node.lineno, node.col_offset + 1, params,
+                 tuple(dict.fromkeys(k for e in reached for k in e.kernels)),
+                 tuple(dict.fromkeys(m for e in reached for m in e.mesh_kernels)), calls=reached[0].name)
 
 
 _MODULES: dict[tuple[str, int], ModuleType] = {}

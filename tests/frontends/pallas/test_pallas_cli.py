@@ -14,7 +14,7 @@ INPUTS = Path(__file__).parent / "inputs"
 VADD_CU = ROOT / "corpus" / "vector_add" / "vadd.cu"
 
 
-def diff(source: Path, target: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+def diff(source: Path | str, target: Path | str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "report.json"
     done = run_lowercheck(["diff", str(source), str(target), "--json", str(out),
                            *extra])
@@ -52,3 +52,33 @@ def test_pallas_matmul_with_a_k_loop_matches_the_cuda_accesses(tmp_path: Path) -
     assert doc["verdict"] == "equivalent"
     assert not [f for f in doc["findings"] if f["code"] == "LC204"]
     assert not any("not exact" in note for note in doc["notes"])  # the dependence was compared
+
+
+def test_a_tpu_axis_declared_arbitrary_is_ordered(tmp_path: Path) -> None:
+    """The TPU compiler params' `dimension_semantics` reach the launch: the "arbitrary" axis is
+    ordered (`ordered = [1 : i32]`), and the output block stored at each of its steps is not a
+    double write; the same kernel with that axis "parallel" writes the block from two programs."""
+    kernels = INPUTS / "revisited_output.py"
+    spec = INPUTS / "block_sums.toml"
+    lowered = run_lowercheck(["lower", f"{kernels}:block_sums", "--spec", str(spec), "--emit", "access"])
+    assert lowered.returncode == 0, lowered.stderr
+    assert "ordered = [1 : i32]" in lowered.stdout
+    parallel = run_lowercheck(["lower", f"{kernels}:block_sums_parallel", "--spec", str(spec)])
+    assert parallel.returncode == 0 and "ordered" not in parallel.stdout, parallel.stderr
+    done, doc = diff(f"{kernels}:block_sums", f"{kernels}:block_sums_parallel", tmp_path, "--spec", str(spec))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert [(f["side"], f["code"]) for f in doc["findings"] if f["severity"] == "error"] == [("target", "LC203")]
+
+
+def test_a_function_that_calls_the_entry_is_an_entry_by_name() -> None:
+    """`FILE:wrapper` names a function that calls the one holding the pallas_call (jax's ops wrap
+    theirs so); unnamed, the file's entry is still the function with the pallas_call."""
+    from lowercheck.frontends import pallas
+    from lowercheck.lowering import resolve_entry
+
+    path = str(INPUTS / "revisited_output.py")
+    candidates = {c.name: c for c in pallas.entries(path)}
+    assert candidates["block_sums"].calls == candidates["block_sums_parallel"].calls == "_call"
+    assert candidates["_call"].calls is None
+    assert resolve_entry(path, None, list(candidates.values())) == "_call"
+    assert resolve_entry(path, "block_sums", list(candidates.values())) == "block_sums"
