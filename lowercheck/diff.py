@@ -26,6 +26,7 @@ from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.judge import merge_shared, merge_unwritten
+from lowercheck.plan import capturable_sizes
 from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
@@ -242,6 +243,8 @@ def diff(options: DiffOptions) -> Report:
         sweep = infer.default_sweep(size_names, tiles)
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
         sweep = _with_example_sizes(sweep, sides, size_names, notes)
+    sweep, raised = capturable_sizes(sides, sweep)
+    report.findings += merge_shared(raised, correspondence)
     if options.static:
         _static(report, sides, correspondence, size_names, sweep, options.gpu, domain=bool(spec.sizes))
         report.findings = merge_unwritten(report.findings, correspondence)  # both sides leave the same

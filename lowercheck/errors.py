@@ -52,6 +52,12 @@ class UserError(LowercheckError):
     exit_code = 2
 
 
+class UserCodeRaised(UserError):
+    """The user's entry raised while lowercheck captured it (a slice past a dimension, an assert on
+    the sizes): bad input when it raises at every size, the kernel's own fault at the sizes it
+    raises at when it lowers at others (`lowercheck.plan.capturable_sizes`)."""
+
+
 class UserCodeStopped(LowercheckError):
     """The user's code stopped the worker that ran it before the worker handed over its result: it
     called `sys.exit` or `os._exit`, raised `KeyboardInterrupt`, was killed by a signal, hung or ran

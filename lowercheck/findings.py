@@ -431,9 +431,11 @@ def _lc901():
 
 @_code("LC902", Severity.ERROR, "run failure (compile error, crash, timeout, OOM)")
 def _lc902():
-    """What it checks: each side compiles and runs to completion within its time and memory limits.
+    """What it checks: each side compiles and runs to completion within its time and memory limits,
+    and its entry can be captured at every swept size (a Pallas entry or a size-dependent Triton
+    wrapper that raises at some sizes of the spec fails there).
 
-    Why it matters: a kernel that hangs or crashes on some sizes is not a correct port.
+    Why it matters: a kernel that hangs, crashes or raises on some sizes is not a correct port.
 
     Example: the Triton interpreter aborts on an out-of-bounds pointer; a kernel loops forever.
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
 from lowercheck.frontends.pallas.source import user_line
 
@@ -97,7 +97,7 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
     try:
         closed = jax.make_jaxpr(traced)(*arrays.values())
     except Exception as err:  # noqa: BLE001 - the user's code failed while tracing: report where
-        raise UserError(f"`{fn.__name__}` raised {type(err).__name__}: {_first_line(err)}", user_line(err, path)) \
+        raise UserCodeRaised(f"`{fn.__name__}` raised {type(err).__name__}: {_first_line(err)}", user_line(err, path)) \
             from None
     jaxpr = closed.jaxpr
     env = {var: name for var, name in zip(jaxpr.invars, names, strict=True)}

@@ -19,7 +19,7 @@ from typing import Any
 import sympy
 
 from lowercheck import symbolic
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
 from lowercheck.frontends.base import user_frame
 from lowercheck.frontends.triton.source import jit_function
@@ -239,7 +239,7 @@ def _classify(err: Exception, env, fn: Callable, path: str) -> None:
         # It raised after branching on a size: the hint, not the user, may be at fault.
         raise NeedsConcreteSizes(f"`{fn.__name__}` raised {type(err).__name__} after branching on sizes"
                                  f"{' at ' + str(where) if where else ''}") from None
-    raise UserError(f"`{fn.__name__}` raised {type(err).__name__}: {err}", where) from None
+    raise UserCodeRaised(f"`{fn.__name__}` raised {type(err).__name__}: {err}", where) from None
 
 
 def _flatten(value: Any) -> list[Any]:
