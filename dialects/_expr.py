@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.utils.exceptions import VerifyException
 
 from lowercheck import symbolic
@@ -24,3 +24,8 @@ def expr_array(texts: Iterable[object]) -> ArrayAttr[StringAttr]:
 
 def strings(array: ArrayAttr[StringAttr]) -> list[str]:
     return [a.data for a in array.data]
+
+
+def axes(array: ArrayAttr[IntegerAttr] | None) -> frozenset[int]:
+    """The grid axes an optional `ordered = [2 : i32]` property lists (none when it is absent)."""
+    return frozenset(a.value.data for a in array.data) if array is not None else frozenset()

@@ -44,7 +44,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from lowercheck.dialects._expr import strings, verify_exprs
+from lowercheck.dialects._expr import axes, strings, verify_exprs
 
 KINDS = ("read", "write", "atomic")
 SPACES = ("global", "shared", "local")
@@ -72,7 +72,7 @@ class KernelOp(IRDLOperation):
 
     @property
     def ordered_axes(self) -> frozenset[int]:
-        return frozenset(a.value.data for a in self.ordered.data) if self.ordered is not None else frozenset()
+        return axes(self.ordered)
 
 
 @irdl_op_definition

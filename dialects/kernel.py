@@ -35,7 +35,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from lowercheck.dialects._expr import strings, verify_exprs
+from lowercheck.dialects._expr import axes, strings, verify_exprs
 
 PARAM_KINDS = ("buffer", "scalar")
 ROLES = ("in", "out", "inout", "temp", "size", "scalar", "unknown")
@@ -135,7 +135,7 @@ class LaunchOp(IRDLOperation):
     def verify_(self) -> None:
         if len(self.grid.data) != self.GRID_AXES:
             raise VerifyException("kernel.launch: grid has three extents (x, y, z)")
-        if self.ordered is not None and any(not 0 <= a.value.data < self.GRID_AXES for a in self.ordered.data):
+        if self.ordered is not None and any(not 0 <= a < self.GRID_AXES for a in self.ordered_axes):
             raise VerifyException("kernel.launch: an ordered axis is a grid axis (0, 1 or 2)")
         for field in ("grid", "block", "args"):
             verify_exprs(self.name, field, getattr(self, field).data)
@@ -148,7 +148,7 @@ class LaunchOp(IRDLOperation):
 
     @property
     def ordered_axes(self) -> frozenset[int]:
-        return frozenset(a.value.data for a in self.ordered.data) if self.ordered is not None else frozenset()
+        return axes(self.ordered)
 
     @property
     def block_exprs(self) -> list[str]:
