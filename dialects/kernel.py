@@ -90,15 +90,25 @@ class ParamOp(IRDLOperation):
     role = prop_def(StringAttr)
     element_type = prop_def(TypeAttribute)
     shape = prop_def(ArrayAttr[StringAttr])
+    # "host": an output no kernel writes, which the entry's own operations compute whole (a wrapper
+    # returning `partials.sum(0)`): the runs check its values, the access checks have nothing to check.
+    written_by = opt_prop_def(StringAttr)
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, name: str, kind: str, role: str, element_type: Attribute, shape=()):
+    def __init__(self, name: str, kind: str, role: str, element_type: Attribute, shape=(),
+                 written_by: str | None = None):
         from lowercheck.dialects._expr import expr_array
 
-        super().__init__(properties={"name": StringAttr(name), "kind": StringAttr(kind),
-                                     "role": StringAttr(role), "element_type": element_type,
-                                     "shape": expr_array(shape)})
+        properties = {"name": StringAttr(name), "kind": StringAttr(kind), "role": StringAttr(role),
+                      "element_type": element_type, "shape": expr_array(shape)}
+        if written_by is not None:
+            properties["written_by"] = StringAttr(written_by)
+        super().__init__(properties=properties)
+
+    @property
+    def host_written(self) -> bool:
+        return self.written_by is not None and self.written_by.data == "host"
 
     @property
     def pname(self) -> str:
@@ -110,6 +120,8 @@ class ParamOp(IRDLOperation):
         if self.role.data not in ROLES:
             raise VerifyException(f"kernel.param: role must be one of {ROLES}")
         verify_exprs(self.name, "shape", self.shape.data)
+        if self.written_by is not None and (self.written_by.data != "host" or self.role.data != "out"):
+            raise VerifyException("kernel.param: written_by = \"host\" is the only value, on an output")
 
 
 @irdl_op_definition

@@ -48,8 +48,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
     d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
-    d.add_argument("--gpu", default="h100-sxm", help="the device of the cost model's roofline: h100-sxm, h200, "
-                                                    "a100-80gb, l4, tpu-v5e (default h100-sxm)")
+    d.add_argument("--gpu", default="h100-sxm", help="the device of the cost model's roofline, and what the files' "
+                                                    "device queries (SM count, capability) answer without a GPU: "
+                                                    "h100-sxm, h200, a100-80gb, l4, tpu-v5e (default h100-sxm)")
     d.add_argument("--platform", action="append", default=[], metavar="NAME",
                    help="migration target of a Pallas side, checked by lowering it there without the hardware "
                         "(block shapes, VMEM or shared memory and registers): tpu-v5e, h100-sxm, ...; repeatable "
@@ -61,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--emit", choices=("ir", "access"), default="ir")
     lo.add_argument("--spec", help="TOML spec (sizes, argument shapes and dtypes)")
     lo.add_argument("--no-loc", action="store_true", help="omit source locations")
+    lo.add_argument("--gpu", default="h100-sxm", help="what the file's device queries (SM count, capability) answer "
+                                                     "without a GPU: h100-sxm, h200, a100-80gb, l4 (default h100-sxm)")
 
     o = sub.add_parser("opt", help="run passes on an MLIR file (for pass tests)",
                        description="Parse MLIR text, run the named passes in order, print the result.")
@@ -238,6 +241,9 @@ def _lower(args) -> int:
     from lowercheck.errors import UserCodeStopped, UserError
     from lowercheck.lowering import extract_accesses, lower_file, relations_text
 
+    from lowercheck import cuda_on_cpu
+
+    cuda_on_cpu.set_target(args.gpu)
     try:
         module = lower_file(args.file, _spec(args), emit="ir")
     except UserCodeStopped as err:  # no verdict to give: the file cannot be lowered

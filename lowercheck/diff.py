@@ -178,6 +178,7 @@ class Report:
 
 def diff(options: DiffOptions) -> Report:
     (src_path, src_entry), (tgt_path, tgt_entry) = split_entry(options.source), split_entry(options.target)
+    cuda_on_cpu.set_target(options.gpu)  # what user code's device queries answer (SM count, ...)
     start_workers([src_path, tgt_path])
     languages = {"source": language_of(src_path), "target": language_of(tgt_path)}
     # ptxas runs beside everything else (it needs no GPU); its numbers are used at the end.
@@ -424,7 +425,8 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
         notes += source_notes(frontend, path)
         if language in ("torch", "triton") and cuda_on_cpu.mentions_cuda(path) and not _has_gpu():
             notes.append(f"{path} places tensors on a CUDA device; there is none here, so `.cuda()`, "
-                         "device=\"cuda\" and `is_cuda` run on the CPU (lowercheck/cuda_on_cpu.py)")
+                         "device=\"cuda\" and `is_cuda` run on the CPU, and device queries (SM count, "
+                         f"capability) answer as {cuda_on_cpu.target().name} (--gpu; lowercheck/cuda_on_cpu.py)")
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
     # The spec's values: passed as they are (ValueArg), or a scalar parameter's value in every run.
     scalars = {p.pname for p in info.params() if p.kind.data == "scalar"}

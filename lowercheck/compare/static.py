@@ -56,6 +56,12 @@ class Side:
         return next(op for op in self.module.ops if isinstance(op, EntryOp))
 
     @property
+    def host_written(self) -> frozenset[str]:
+        """Outputs the entry computes with its own (host) operations, no kernel writing them: nothing
+        of theirs for the access checks to check."""
+        return frozenset(p.pname for p in self.entry.params if p.host_written)
+
+    @property
     def scheduled(self) -> bool:
         """False for a PyTorch reference: it has no accesses to check or compare."""
         return self.entry.scheduled
@@ -118,6 +124,12 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         result.notes.append(f"the {reference.name} is a PyTorch reference, without a schedule: the kernel's "
                             "accesses are checked on their own (bounds, coverage, exactly-once, index ranges); "
                             "dependences and traffic are not compared")
+    for side in (source, target):
+        if side.scheduled and side.host_written:
+            result.notes.append(f"the {side.name} computes {', '.join(f'`{b}`' for b in sorted(side.host_written))} "
+                                "with torch operations of its wrapper, after its launches, no kernel writing "
+                                f"{'them' if len(side.host_written) > 1 else 'it'}: the runs check the values, "
+                                "the access checks have nothing there to check")
     for rels in per_binding:
         findings: list[Finding] = []
         for rel, side in rels:
@@ -273,7 +285,8 @@ def _check_side(rel: Relations, side: Side) -> list[Finding]:
             findings.append(Finding("LC211", f"the kernel writes its input `{buffer}`", side=side.name,
                                     buffer=buffer, location=acc.location,
                                     hint="write the result into an output buffer"))
-        if role not in ("out", "inout") or buffer not in extents or uncertain(rel, buffer):
+        if (role not in ("out", "inout") or buffer not in extents or uncertain(rel, buffer)
+                or buffer in side.host_written):
             continue
         written = writes.range() if writes is not None else None
         atomics = rel.union(buffer, "atomic")
@@ -500,6 +513,8 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
         if uncertain(tgt, t_out) or uncertain(src, s_out):
+            continue
+        if t_out in target.host_written or s_out in source.host_written:
             continue
         # Stride class of each buffer along the fastest lane (LC205).
         for t_in, s_in in correspondence.items():

@@ -297,9 +297,9 @@ class CudaDevice:
 
 def open_cuda_device(index: int = 0) -> CudaDevice | None:
     """The CUDA device `index`, or None where torch sees no CUDA device (a CPU build, no driver)."""
-    import torch
+    from lowercheck import cuda_on_cpu
 
-    return CudaDevice(index) if torch.cuda.is_available() else None
+    return CudaDevice(index) if cuda_on_cpu.real_cuda_available() else None
 
 
 def _nvml_handle(properties: Any, index: int) -> tuple[Any, Any] | None:

@@ -78,6 +78,7 @@ class Target:
     registers_per_sm: int | None = None  # 32-bit registers
     vmem_bytes: int | None = None  # TPU vector memory per core
     vmem_scoped_bytes: int | None = None  # TPU: the VMEM a kernel may use unless it asks for more
+    memory_bytes: int | None = None  # device memory as the datasheet gives it (decimal GB)
     tpu_device_kind: str | None = None  # TPU: the device kind JAX reports (its Pallas lowering reads it)
     source: str = ""
     sm: SmLimits | None = None  # per-SM limits for occupancy (None: not a CUDA device)
@@ -101,24 +102,25 @@ TARGETS: dict[str, Target] = {
     # from the NVIDIA H100 (Hopper) architecture whitepaper.
     "h100-sxm": Target("NVIDIA H100 SXM", hbm_bytes_per_s=3.35e12, bf16_flops=989.4e12, fp16_flops=989.4e12,
                        tf32_flops=494.7e12, fp32_flops=66.9e12, l2_bytes=50 * MIB, sm_count=132,
-                       smem_per_sm=228 * KIB, registers_per_sm=65536,
+                       smem_per_sm=228 * KIB, registers_per_sm=65536, memory_bytes=80 * 10**9,
                        source="NVIDIA H100 datasheet (SXM) and Hopper whitepaper", sm=SM_90),
     # NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column: the H100's GH100 die with HBM3e.
     "h200": Target("NVIDIA H200", hbm_bytes_per_s=4.8e12, bf16_flops=989.4e12, fp16_flops=989.4e12,
                    tf32_flops=494.7e12, fp32_flops=66.9e12, l2_bytes=50 * MIB, sm_count=132,
-                   smem_per_sm=228 * KIB, registers_per_sm=65536,
+                   smem_per_sm=228 * KIB, registers_per_sm=65536, memory_bytes=141 * 10**9,
                    source="NVIDIA H200 datasheet (SXM) and Hopper whitepaper", sm=SM_90),
     # NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column; L2, SMs, shared memory and
     # registers from the NVIDIA A100 (Ampere) architecture whitepaper.
     "a100-80gb": Target("NVIDIA A100 80GB", hbm_bytes_per_s=2.039e12, bf16_flops=312e12, fp16_flops=312e12,
                         tf32_flops=156e12, fp32_flops=19.5e12, l2_bytes=40 * MIB, sm_count=108,
-                        smem_per_sm=164 * KIB, registers_per_sm=65536,
+                        smem_per_sm=164 * KIB, registers_per_sm=65536, memory_bytes=80 * 10**9,
                         source="NVIDIA A100 datasheet (80GB SXM) and Ampere whitepaper", sm=SM_80),
     # NVIDIA L4 Tensor Core GPU datasheet; L2, SMs, shared memory and registers from the Ada
     # Lovelace architecture whitepaper and the CUDA programming guide (compute capability 8.9).
     "l4": Target("NVIDIA L4", hbm_bytes_per_s=300e9, bf16_flops=121e12, fp16_flops=121e12, tf32_flops=60e12,
                  fp32_flops=30.3e12, l2_bytes=48 * MIB, sm_count=58, smem_per_sm=100 * KIB,
-                 registers_per_sm=65536, source="NVIDIA L4 datasheet and Ada whitepaper", sm=SM_89),
+                 registers_per_sm=65536, memory_bytes=24 * 10**9,
+                 source="NVIDIA L4 datasheet and Ada whitepaper", sm=SM_89),
     # Cloud TPU v5e system architecture page (per chip: 197 TFLOP/s bf16, 819 GB/s HBM2); VMEM per
     # core from JAX's Pallas TPU chip table (jax/_src/pallas/mosaic/tpu_info.py, "TPU v5 lite":
     # 128 MiB per core). The scoped limit, 16 MiB, is XLA:TPU's default for v5e
@@ -126,7 +128,7 @@ TARGETS: dict[str, Target] = {
     # pltpu.CompilerParams(vmem_limit_bytes=...) (JAX docs, jax.experimental.pallas.tpu.CompilerParams;
     # e.g. marin-community/marin PR #3053 raises it for v5e jobs, which only matters because 16 MiB is tight).
     "tpu-v5e": Target("Google TPU v5e", hbm_bytes_per_s=819e9, bf16_flops=197e12, vmem_bytes=128 * MIB,
-                      vmem_scoped_bytes=16 * MIB, tpu_device_kind="TPU v5 lite",
+                      vmem_scoped_bytes=16 * MIB, tpu_device_kind="TPU v5 lite", memory_bytes=16 * 10**9,
                       source="Cloud TPU v5e documentation; JAX Pallas tpu_info"),
 }
 

@@ -54,3 +54,32 @@ def test_a_triton_wrapper_that_allocates_on_the_gpu(tmp_path: Path) -> None:
 def test_which_files_rely_on_the_mapping(tmp_path: Path) -> None:
     assert mentions_cuda(str(_write(tmp_path, "a.py", "x = torch.ones(3).to('cuda')\n")))
     assert not mentions_cuda(str(_write(tmp_path, "b.py", "x = torch.ones(3)\n")))
+
+
+PERSISTENT = HERE / "inputs" / "rowsum_persistent.py"
+
+
+@pytest.mark.parametrize("entry", ["rowsum", "rowsum_by_driver"])
+@pytest.mark.parametrize(("gpu", "sms"), [(None, 132), ("l4", 58)])
+def test_device_queries_answer_as_the_gpu_target(entry: str, gpu: str | None, sms: int) -> None:
+    """A persistent wrapper sizes its grid by the SM count, asked of torch or of Triton's driver: on
+    a machine without a GPU the answer is the --gpu target's (default h100-sxm, 132 SMs)."""
+    done = run_lowercheck(["lower", f"{PERSISTENT}:{entry}", "--no-loc"] + (["--gpu", gpu] if gpu else []))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f'grid = ["Min({sms}, m)", "1", "1"]' in done.stdout
+
+
+def test_an_unknown_gpu_target_is_bad_input() -> None:
+    done = run_lowercheck(["lower", f"{PERSISTENT}:rowsum", "--gpu", "h900"])
+    assert done.returncode == 2 and "unknown target 'h900'" in done.stderr, done.stdout + done.stderr
+
+
+def test_a_persistent_port_is_run_with_the_targets_sm_count(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    done = run_lowercheck(["diff", str(HERE / "inputs" / "rowsum.cu"), f"{PERSISTENT}:rowsum", "--gpu", "a100-80gb",
+                           "--json", str(out)])
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(out.read_text())
+    assert any("answer as NVIDIA A100 80GB" in n for n in doc["notes"]), doc["notes"]
+    launches = [f for f in doc["findings"] if f["code"] == "LC101"]
+    assert launches and "Min(108, m)" in launches[0]["message"]

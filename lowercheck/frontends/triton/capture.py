@@ -44,6 +44,11 @@ class Capture:
     returned: list[Any]  # the wrapper's returned tensors, in order
     symbolic: bool
     names: dict[str, str] = field(default_factory=dict)  # torch symbol name -> size name
+    # Tensors the wrapper computed with torch operations (`dg.sum(0)`), not allocated (`torch.empty`).
+    computed: list[Any] = field(default_factory=list)
+
+    def is_computed(self, tensor: Any) -> bool:
+        return any(t is tensor for t in self.computed)
 
     def expr_of(self, value: Any) -> str:
         """An int-like captured value as an index expression over the size names."""
@@ -156,7 +161,8 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
                                 hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
 
     launches: list[Launch] = []
-    with mode, _recording(launches, path), _size_aware_min_max(fn):
+    computed: list[Any] = []
+    with mode, _recording(launches, path), _size_aware_min_max(fn), _computed_tensors(computed):
         try:
             if kernel_grid is None:
                 result = fn(**inputs)
@@ -174,7 +180,31 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
         for launch in launches:
             launch.grid = tuple(kernel_grid)
     returned = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
-    return Capture(launches, inputs, returned, is_symbolic, names)
+    return Capture(launches, inputs, returned, is_symbolic, names, computed)
+
+
+# Torch functions that allocate a tensor: what they return holds no values the wrapper computed.
+_ALLOCATING = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+                         "empty_strided", "new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided",
+                         "rand", "randn", "randint", "rand_like", "randn_like", "arange", "tensor", "as_tensor"})
+
+
+@contextlib.contextmanager
+def _computed_tensors(computed: list[Any]) -> Iterator[None]:
+    """Collect the tensors torch operations of the wrapper return (`da.sum()`, `x.to(dtype)`),
+    besides the allocations: a returned one that no kernel receives is the wrapper's own result."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class Computed(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            result = func(*args, **(kwargs or {}))
+            if getattr(func, "__name__", "") not in _ALLOCATING:
+                computed.extend(t for t in _flatten(result) if isinstance(t, torch.Tensor))
+            return result
+
+    with Computed():
+        yield
 
 
 @contextlib.contextmanager

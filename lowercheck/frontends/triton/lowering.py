@@ -87,6 +87,7 @@ class _Builder:
     variants: dict[tuple, tuple[str, Any]] = field(default_factory=dict)  # -> (symbol, effects)
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
+    launched: set[str] = field(default_factory=set)  # tensors some launch receives
 
     def build(self, name: str, line: int, column: int) -> ModuleOp:
         self._name_tensors()
@@ -131,6 +132,7 @@ class _Builder:
             value = launch.bound[pname]
             if isinstance(value, torch.Tensor):
                 name = self._tensor(value)
+                self.launched.add(name)
                 if index in func_effects.read:
                     self.read.add(name)
                 if index in func_effects.written:
@@ -191,7 +193,10 @@ class _Builder:
         for index, value in enumerate(self.captured.returned):
             name = f"return{index}"
             if self.tensor_names.get(id(_root(value))) == name:
-                params.append(ParamOp(name, "buffer", "out", _torch_element(value.dtype), self._shape(value)))
+                # No kernel receives it and a torch operation of the wrapper made it (`dg.sum(0)`).
+                host = name not in self.launched and self.captured.is_computed(_root(value))
+                params.append(ParamOp(name, "buffer", "out", _torch_element(value.dtype), self._shape(value),
+                                      written_by="host" if host else None))
         for index, value in enumerate(self.temps):
             params.append(ParamOp(f"temp{index}", "buffer", "temp", _torch_element(value.dtype), self._shape(value)))
         return params

@@ -39,6 +39,7 @@ BINDINGS = {
     "early_return.py": Binding(args={"x": TensorArg(("rows", "cols"), "float32"), "first_scaled": SizeArg("first")}),
     "early_return_helper.py": Binding(args={"x": VEC, "limit": SizeArg("limit")}),
     "swap_halves.py": Binding(args={"x": VEC}),
+    "host_sum.py": Binding(args={"x": TensorArg(("rows", "cols"), "float32")}),
 }
 
 
