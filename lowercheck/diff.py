@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from lowercheck import __version__, cuda_on_cpu, ir, symbolic
+from lowercheck import __version__, cuda_on_cpu, ir, plan, symbolic
 from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
@@ -244,6 +244,11 @@ def diff(options: DiffOptions) -> Report:
         sweep = infer.default_sweep(size_names, tiles)
         notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
         sweep = _with_example_sizes(sweep, sides, size_names, notes)
+    caps = plan.grid_caps([sides["source"].module, sides["target"].module], size_names)
+    if spec.sizes:
+        plan.caps_the_spec_misses(sweep, caps, notes)
+    else:
+        sweep = plan.past_the_caps(sweep, caps, size_names, notes)
     sweep, raised = capturable_sizes(sides, sweep)
     report.findings += merge_shared(raised, correspondence)
     if options.static:
