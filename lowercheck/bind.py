@@ -10,8 +10,12 @@ has the table):
 - the other side's parameters are matched with the typed side's, all of them (destination passing)
   or its inputs; sizes by name; defaulted parameters keep their defaults and spec values are passed
   as given (`bind_other`);
+- the other side may take only the typed side's pure inputs and return every output, an
+  accumulator (`inout`, a reduction into `out[0]` zeroed by its caller) included (`bind_other`);
 - outputs correspond by destination passing, else returned tensors, else written inputs
-  (`correspond`).
+  (`correspond`);
+- an accumulator whose counterpart the other side returns starts at zero in the runs, as its
+  caller zeroes it: the returned result is the sum from zero (`zeroed_accumulators`).
 """
 
 from __future__ import annotations
@@ -178,6 +182,7 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
     # A value the spec gives either side is that side's own (`epsilon` here, `eps` there): no partner.
     typed_params = [p for p in typed.params() if p.role.data != "size" and p.pname not in fixed]
     inputs = [p for p in typed_params if p.role.data in ("in", "inout", "scalar")]
+    pure_inputs = [p for p in typed_params if p.role.data in ("in", "scalar")]
     # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
     defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
     names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
@@ -186,6 +191,8 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
         partners = typed_params  # destination-passing on both sides
     elif len(names) == len(inputs):
         partners = inputs
+    elif len(names) == len(pure_inputs):
+        partners = pure_inputs  # it returns the accumulators' results too (`return x.sum()` for `out[0] +=`)
     else:
         raise UserError(
             f"cannot match the parameters of `{entry}` ({', '.join(names) or 'none'}) with those of "
@@ -236,3 +243,23 @@ def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple
             correspondence[other_name] = typed_name
             other.roles[other_name] = "out"
     return correspondence, pairs
+
+
+def zeroed_accumulators(source: SideInfo, target: SideInfo, correspondence: dict[str, str],
+                        is_argument) -> dict[str, str]:
+    """The source buffers whose run values start at zero, each with its counterpart: an accumulator
+    (`inout`, passed in) of one side whose counterpart the other side returns (not passed in). A
+    caller zeroes an accumulator before the launch; the returned result is the sum from zero, and
+    poison or random values there would be a false difference."""
+    src_params = {p.pname: p for p in source.params()}
+    tgt_params = {p.pname: p for p in target.params()}
+    zeroed: dict[str, str] = {}
+    for t_name, s_name in correspondence.items():
+        s_param, t_param = src_params.get(s_name), tgt_params.get(t_name)
+        if s_param is None or t_param is None or s_param.kind.data != "buffer":
+            continue
+        s_passed, t_passed = is_argument(source, s_param), is_argument(target, t_param)
+        if (s_param.role.data == "inout" and s_passed and not t_passed) or \
+                (t_param.role.data == "inout" and t_passed and not s_passed):
+            zeroed[s_name] = t_name
+    return zeroed

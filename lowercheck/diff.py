@@ -50,6 +50,7 @@ from lowercheck.bind import (
     set_shape,
     side_size_names,
     spec_roles,
+    zeroed_accumulators,
 )
 from lowercheck.lowering import (
     extract_accesses,
@@ -238,6 +239,9 @@ def diff(options: DiffOptions) -> Report:
         correspondence = {v: k for k, v in correspondence.items()}
         outputs = [(t, s) for s, t in outputs]
     report = Report(sides["source"], sides["target"], notes=notes)
+    notes += [f"the source's `{s}` and the target's `{t}` start at zero in the runs: one side accumulates into "
+              "its buffer, the other returns the result (a caller zeroes an accumulator)"
+              for s, t in zeroed_accumulators(sides["source"], sides["target"], correspondence, is_argument).items()]
     if not spec.sizes:
         tiles = infer.tile_sizes([sides["source"].accesses, sides["target"].accesses,
                                   sides["source"].module, sides["target"].module])
@@ -731,6 +735,7 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
         reverse.setdefault(s, []).append(t)
     tgt_params = {p.pname: p for p in target.params()}
     rng = np.random.default_rng(seed)
+    zeroed = zeroed_accumulators(source, target, correspondence, is_argument)
     args: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
     originals: dict[str, tuple[str, np.ndarray]] = {}
 
@@ -748,7 +753,9 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
             value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
         else:
             value = _fresh(param, _concrete_shape(param, sizes), kind, seed)
-            if param.role.data == "out":
+            if name in zeroed:
+                value[...] = 0
+            elif param.role.data == "out":
                 poison.fill(value)
             if param.role.data == "in":  # an inout buffer is meant to change
                 originals[name] = ("source", value.copy())
