@@ -93,17 +93,21 @@ class ParamOp(IRDLOperation):
     # "host": an output no kernel writes, which the entry's own operations compute whole (a wrapper
     # returning `partials.sum(0)`): the runs check its values, the access checks have nothing to check.
     written_by = opt_prop_def(StringAttr)
+    # A returned output's variable in the entry's `return` (`return y, rstd`): a spec may name it so.
+    variable = opt_prop_def(StringAttr)
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, name: str, kind: str, role: str, element_type: Attribute, shape=(),
-                 written_by: str | None = None):
+                 written_by: str | None = None, variable: str | None = None):
         from lowercheck.dialects._expr import expr_array
 
         properties = {"name": StringAttr(name), "kind": StringAttr(kind), "role": StringAttr(role),
                       "element_type": element_type, "shape": expr_array(shape)}
         if written_by is not None:
             properties["written_by"] = StringAttr(written_by)
+        if variable is not None:
+            properties["variable"] = StringAttr(variable)
         super().__init__(properties=properties)
 
     @property

@@ -2,8 +2,9 @@
 stands for which of the other. A rule of each, in the order `diff` applies them (docs/ARCHITECTURE.md
 has the table):
 
-- the spec names only parameters of the two entries, and sizes the sides have (`check_spec_names`,
-  `check_size_names`); a swept value fits its parameter's integer type (`check_size_values`);
+- the spec names only parameters of the two entries, their returned outputs (by the variable in
+  the `return` statement, or `return0`, `return1`, ...), and sizes the sides have
+  (`check_spec_names`, `check_size_names`); a swept value fits its parameter's integer type (`check_size_values`);
 - `[args.NAME] role` replaces the role read from the code, and says so (`spec_roles`);
 - an untyped first side's arguments are assumed as `lower` assumes them (`assume_untyped`);
 - extents the spec does not give are inferred from guarded accesses (`fill_extents`);
@@ -12,8 +13,9 @@ has the table):
   as given (`bind_other`);
 - the other side may take only the typed side's pure inputs and return every output, an
   accumulator (`inout`, a reduction into `out[0]` zeroed by its caller) included (`bind_other`);
-- outputs correspond by destination passing, else returned tensors, else written inputs
-  (`correspond`);
+- outputs correspond by destination passing, else returned tensors, else written inputs; a
+  returned output whose variable has the name of an output of the other side is that one's
+  counterpart, the others pair in order (`correspond`);
 - an accumulator whose counterpart the other side returns starts at zero in the runs, as its
   caller zeroes it: the returned result is the sum from zero (`zeroed_accumulators`).
 """
@@ -30,7 +32,7 @@ from lowercheck import symbolic
 from lowercheck.compare import infer
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import SourceLocation, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg, returned_names
 from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument, spec_binding
 from lowercheck.spec import Spec, line_of
 
@@ -42,15 +44,30 @@ def _spec_line(spec: Spec, key: str) -> int:
     return line_of(Path(spec.path), key) if spec.path else 0
 
 
-def check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str]) -> None:
-    """Every argument the spec describes is a parameter of one of the two entries."""
+def check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str],
+                     paths: dict[str, str]) -> None:
+    """Every argument the spec describes is a parameter of one of the two entries, or an output one
+    returns (its variable in the `return` statement, or `return0`, ...), which the spec may only
+    call an output."""
     known = {p.name for side, found in candidates.items() for c in found if c.name == entries[side]
              for p in c.params}
-    for name in spec.args:
+    returned: set[str] = set()
+    for side, path in paths.items():
+        names = returned_names(path, entries[side])
+        returned |= {n for n in names if n is not None} | {f"return{i}" for i in range(len(names))}
+    returned -= known
+    for name, given in spec.args.items():
+        where = SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}"))
+        if name in returned:
+            if given.fixed or given.role not in (None, "out"):
+                raise UserError(f"the spec gives `{name}`, an output an entry returns, a value or a role other "
+                                "than out", where, hint="a returned output is computed by its entry: give its "
+                                                        "shape and dtype, or nothing")
+            continue
         if name not in known:
             raise UserError(f"the spec describes `{name}`, which is not a parameter of either entry",
-                            SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}")),
-                            hint=f"parameters: {', '.join(sorted(known))}")
+                            where, hint=f"parameters: {', '.join(sorted(known))}"
+                            + (f"; returned: {', '.join(sorted(returned))}" if returned else ""))
 
 
 def check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
@@ -237,12 +254,35 @@ def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple
                       if typed_roles[t] == "out" or (typed_roles[t] == "inout" and (o in written or not other.returns()))]
                      or [p.pname for p in other.params() if p.pname.startswith("return")]
                      or [p.pname for p in other.params() if p.role.data in ("out", "inout")])
-    pairs = list(zip(typed_outputs, other_outputs, strict=False))
+    pairs = _pair_outputs(typed, other, typed_outputs, other_outputs)
     for typed_name, other_name in pairs:
         if other_name not in correspondence:
             correspondence[other_name] = typed_name
             other.roles[other_name] = "out"
     return correspondence, pairs
+
+
+def _pair_outputs(typed: SideInfo, other: SideInfo, typed_outputs: list[str], other_outputs: list[str]
+                  ) -> list[tuple[str, str]]:
+    """(typed, other) output pairs: an output whose name (a returned one's variable) is the name of
+    an output on the other side pairs with it; the others pair in order."""
+    def named(side: SideInfo, names: list[str]) -> dict[str, str]:
+        params = {p.pname: p for p in side.params()}
+        found: dict[str, str] = {}
+        for name in names:
+            variable = params[name].variable if name in params else None
+            found[variable.data if variable is not None else name] = name
+        return found
+
+    typed_named, other_named = named(typed, typed_outputs), named(other, other_outputs)
+    by_name = {typed_named[k]: other_named[k] for k in typed_named if k in other_named}
+    rest = iter([o for o in other_outputs if o not in by_name.values()])
+    pairs = []
+    for t in typed_outputs:
+        o = by_name.get(t) or next(rest, None)
+        if o is not None:
+            pairs.append((t, o))
+    return pairs
 
 
 def zeroed_accumulators(source: SideInfo, target: SideInfo, correspondence: dict[str, str],

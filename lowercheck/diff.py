@@ -134,7 +134,8 @@ class SideInfo:
             "operators": [op.target.data for op in self.entry_op.operators],  # a PyTorch reference's graph
             "resources": self.resources,
             "params": [{"name": p.pname, "kind": p.kind.data, "role": self.roles.get(p.pname, p.role.data),
-                        "dtype": str(p.element_type), "shape": [s.data for s in p.shape.data]}
+                        "dtype": str(p.element_type), "shape": [s.data for s in p.shape.data],
+                        **({"variable": p.variable.data} if p.variable is not None else {})}
                        for p in self.params()],
         }
 
@@ -227,7 +228,7 @@ def diff(options: DiffOptions) -> Report:
         candidates[second] = frontend_for(paths[second]).entries(paths[second])
     entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
                                     candidates[first])
-    check_spec_names(spec, candidates, entries)
+    check_spec_names(spec, candidates, entries, paths)
     second_binding, match = bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
     sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
                            probe=sweep[-1], notes=notes, spec=spec)

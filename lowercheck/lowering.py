@@ -23,7 +23,7 @@ from lowercheck.frontends.base import (
     SizeArg,
     TensorArg,
     ValueArg,
-    read_python,
+    function_def,
 )
 from lowercheck.passes.extract_accesses import ExtractAccessesPass
 from lowercheck.spec import ArgSpec, Spec
@@ -91,14 +91,7 @@ _TENSOR_ATTRIBUTES = {"shape", "numel", "stride", "dtype", "device", "size", "di
 def _function_def(path: str, entry: str):
     """The `def entry(...)` of a Python file, or None (also for a file that does not parse: the
     front end says why)."""
-    import ast
-
-    try:
-        tree = ast.parse(read_python(path))
-    except (OSError, SyntaxError, ValueError, UserError):
-        return None
-    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == entry), None)
+    return function_def(path, entry)
 
 
 def defaulted_parameters(path: str, entry: str) -> set[str]:

@@ -18,6 +18,10 @@ ENTRY = '''builtin.module {{
     ('kernel.param {name = "a", kind = "pointer", role = "in", element_type = f32, shape = []}', "kind"),
     ('kernel.param {name = "a", kind = "buffer", role = "both", element_type = f32, shape = []}', "role"),
     ('kernel.param {name = "a", kind = "buffer", role = "in", element_type = f32, shape = ["n +* 2"]}', "shape"),
+    ('kernel.param {name = "a", kind = "buffer", role = "in", element_type = f32, shape = [], written_by = "host"}',
+     "written_by"),
+    ('kernel.param {name = "a", kind = "buffer", role = "out", element_type = f32, shape = [], written_by = "gpu"}',
+     "written_by"),
     ('kernel.launch @k {grid = ["1", "1"], block = [], args = []}', "three extents"),
     ('kernel.launch @k {grid = ["n", "1", "1"], block = [], args = ["a b"]}', "args"),
 ])

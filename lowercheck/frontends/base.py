@@ -122,6 +122,59 @@ def read_python(path: str) -> str:
     return read_user_text(path, "Python source").replace("\r\n", "\n")
 
 
+def function_def(path: str, entry: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The `def entry(...)` of a Python file, or None (also for a file that does not parse: the
+    front end says why)."""
+    try:
+        tree = ast.parse(read_python(path))
+    except (OSError, SyntaxError, ValueError, UserError):
+        return None
+    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == entry), None)
+
+
+# Calls that keep a tensor's name (`dx.view(shape)` returns dx, reshaped).
+_SAME_TENSOR = frozenset({"view", "reshape", "contiguous", "to", "float", "half", "bfloat16", "squeeze", "unsqueeze",
+                          "view_as", "reshape_as", "flatten", "type_as", "clone", "detach"})
+
+
+def returned_names(path: str, entry: str) -> list[str | None]:
+    """The variable each value the Python function `entry` returns is, in order (`return y, rstd`
+    -> y, rstd; `dx.view(shape)` is dx), None where it is no variable, from the function's last
+    `return` (a wrapper returns its results at its end; nested functions are not its returns)."""
+    func = function_def(path, entry) if path.endswith(".py") else None
+    if func is None:
+        return []
+    returns: list[ast.Return] = []
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            returns.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    if not returns:
+        return []
+    value = max(returns, key=lambda n: n.lineno).value
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+
+    def name_of(node: ast.expr) -> str | None:
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_TENSOR:
+            node = node.func.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    return [name_of(v) for v in values]
+
+
+def returned_variables(path: str, entry: str, tensor_items: list[bool]) -> list[str | None]:
+    """The variable names of the returned tensors, in order, for a return value whose top-level
+    items are tensors or not (`tensor_items`): [] where the names do not line up with the items."""
+    names = returned_names(path, entry)
+    if len(names) != len(tensor_items):
+        return []
+    return [name for name, is_tensor in zip(names, tensor_items, strict=True) if is_tensor]
+
+
 def user_frame(err: BaseException, file: str, shown: str) -> SourceLocation | None:
     """The innermost frame of `err`'s traceback in the user's `file`, shown as `shown`."""
     for frame in reversed(traceback.extract_tb(err.__traceback__)):

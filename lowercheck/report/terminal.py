@@ -84,8 +84,8 @@ def render(report, console: Console | None = None) -> None:
     console = console or Console(highlight=False, soft_wrap=True)
     for name, side in (("source", report.source), ("target", report.target)):
         info = side.to_json()
-        params = ", ".join(f"{p['name']}:{p['role']}" + (f"[{', '.join(p['shape'])}]" if p["shape"] else "")
-                           for p in info["params"])
+        params = ", ".join(f"{p['name']}" + (f" ({p['variable']})" if p.get("variable") else "") + f":{p['role']}"
+                           + (f"[{', '.join(p['shape'])}]" if p["shape"] else "") for p in info["params"])
         console.print(f"[bold]{name}[/bold] {escape(info['path'])}:{info['entry']} ({info['language']}) — "
                       f"{escape(params)}")
         if info.get("operators"):

@@ -24,7 +24,7 @@ from xdsl.ir import Block, Region
 from lowercheck import symbolic
 from lowercheck.dialects.kernel import AtenOp, EntryOp, ExampleOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, ScalarArg, SizeArg, TensorArg, ValueArg, element_type
+from lowercheck.frontends.base import Binding, ScalarArg, SizeArg, TensorArg, ValueArg, element_type, returned_variables
 from lowercheck.frontends.torch.source import Entry, discover
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
@@ -254,10 +254,14 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
     if not returned:
         raise UserError(f"`{entry.name}` returns no tensor", where, hint="the reference returns its outputs")
     renames = {}
+    items = _flatten(output.args)
+    variables = [] if entry.is_module else returned_variables(path, entry.name,
+                                                              [isinstance(a, torch.fx.Node) for a in items])
     for index, node in enumerate(returned):
         value = node.meta["val"]
         params.append(ParamOp(f"return{index}", "buffer", "out", element_type(_dtype(value.dtype), where),
-                              [_output_extent(e, names, specialised) for e in value.shape]))
+                              [_output_extent(e, names, specialised) for e in value.shape],
+                              variable=variables[index] if index < len(variables) else None))
         renames[node.name] = f"return{index}"
     for op in operators:
         if op.result.data in renames:

@@ -46,6 +46,8 @@ class Capture:
     names: dict[str, str] = field(default_factory=dict)  # torch symbol name -> size name
     # Tensors the wrapper computed with torch operations (`dg.sum(0)`), not allocated (`torch.empty`).
     computed: list[Any] = field(default_factory=list)
+    # Whether each top-level item of the returned value is a tensor (`return y, rstd, BLOCK`).
+    returned_items: list[bool] = field(default_factory=list)
 
     def is_computed(self, tensor: Any) -> bool:
         return any(t is tensor for t in self.computed)
@@ -180,7 +182,9 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
         for launch in launches:
             launch.grid = tuple(kernel_grid)
     returned = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
-    return Capture(launches, inputs, returned, is_symbolic, names, computed)
+    items = list(result) if isinstance(result, (tuple, list)) else [] if result is None else [result]
+    return Capture(launches, inputs, returned, is_symbolic, names, computed,
+                   [isinstance(item, torch.Tensor) for item in items])
 
 
 # Torch functions that allocate a tensor: what they return holds no values the wrapper computed.

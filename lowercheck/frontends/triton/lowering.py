@@ -22,7 +22,16 @@ from xdsl.ir import Attribute, Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg, element_type
+from lowercheck.frontends.base import (
+    Binding,
+    EntryCandidate,
+    EntryParam,
+    ScalarArg,
+    SizeArg,
+    TensorArg,
+    element_type,
+    returned_variables,
+)
 from lowercheck.frontends.triton import compile as ttc
 from lowercheck.frontends.triton.capture import Capture, capture
 from lowercheck.frontends.triton.effects import effects
@@ -88,8 +97,10 @@ class _Builder:
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     launched: set[str] = field(default_factory=set)  # tensors some launch receives
+    entry: str = ""
 
     def build(self, name: str, line: int, column: int) -> ModuleOp:
+        self.entry = name
         self._name_tensors()
         launches = [self._launch(launch) for launch in self.captured.launches]
         params = self._params()
@@ -190,13 +201,15 @@ class _Builder:
             elif isinstance(arg, ScalarArg):
                 role = "size" if arg.dtype.startswith(("int", "uint")) else "scalar"
                 params.append(ParamOp(pname, "scalar", role, element_type(arg.dtype)))
+        variables = returned_variables(self.path, self.entry, self.captured.returned_items)
         for index, value in enumerate(self.captured.returned):
             name = f"return{index}"
             if self.tensor_names.get(id(_root(value))) == name:
                 # No kernel receives it and a torch operation of the wrapper made it (`dg.sum(0)`).
                 host = name not in self.launched and self.captured.is_computed(_root(value))
                 params.append(ParamOp(name, "buffer", "out", _torch_element(value.dtype), self._shape(value),
-                                      written_by="host" if host else None))
+                                      written_by="host" if host else None,
+                                      variable=variables[index] if index < len(variables) else None))
         for index, value in enumerate(self.temps):
             params.append(ParamOp(f"temp{index}", "buffer", "temp", _torch_element(value.dtype), self._shape(value)))
         return params
