@@ -62,6 +62,9 @@ class EntryCandidate:
     # A function that calls the entry `calls` (a wrapper around the function holding the launch),
     # chosen only by name as well.
     calls: str | None = None
+    # The file's own code names it as what it runs (a KernelBench file's `forward` calls it): of
+    # several entries, the one chosen when the user names none.
+    preferred: bool = False
 
     @property
     def chosen_unnamed(self) -> bool:

@@ -172,6 +172,21 @@ def embedded_cuda(path: Path) -> tuple[str, Embedded]:
     raise UserError(f"{path} calls no `load_inline(cuda_sources=...)`", SourceLocation(shown, 1))
 
 
+def forward_calls(path: str | os.PathLike) -> set[str]:
+    """The functions a KernelBench-style file's `forward` methods call by name (`return
+    ext.bias_relu_cuda(x, bias)`): what the file runs of the extension it compiles."""
+    try:
+        tree = ast.parse(read_python(str(path)))
+    except (OSError, SyntaxError, ValueError, UserError):
+        return set()
+    called: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "forward":
+            called |= {name for call in ast.walk(node) if isinstance(call, ast.Call)
+                       and (name := _callee_name(call.func)) is not None}
+    return called
+
+
 def _callee_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Name):
         return func.id

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 from lowercheck import ir
 from lowercheck.errors import Unsupported, UserError
@@ -307,3 +308,21 @@ def test_a_dispatcher_that_calls_launchers_is_an_entry(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{path}:launch"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 3 and "makes none of its launches at n=1000, unroll=1000" in done.stderr, done.stderr
+
+
+def test_a_kernelbench_file_runs_what_forward_calls(tmp_path: Path) -> None:
+    """Of several host functions in a load_inline source, the entry is the one `forward` calls;
+    without such a call, several are ambiguous (exit 2 naming them)."""
+    text = (HERE / "inputs" / "kernelbench_relu.py").read_text()
+    helper = ('torch::Tensor copy_cuda(torch::Tensor x) {\n    auto out = torch::empty_like(x);\n'
+              '    bias_relu_kernel<<<1, 32>>>(x.data_ptr<float>(), x.data_ptr<float>(), out.data_ptr<float>(), 1, 32);\n'
+              '    return out;\n}\n"""\n\nrelu_cpp_source')
+    text = text.replace('"""\n\nrelu_cpp_source', helper, 1)
+    path = _write(tmp_path, "two_functions.py", text)
+    assert {c.name: c.preferred for c in cuda.entries(path)} == {"bias_relu_cuda": True, "copy_cuda": False}
+    assert cuda.lower(path).ops.first.sym_name.data == "bias_relu_cuda"
+    done = run_lowercheck(["lower", str(path), "--no-loc"])
+    assert done.returncode == 0 and "kernel.entry @bias_relu_cuda" in done.stdout, done.stderr
+    unused = _write(tmp_path, "no_forward.py", text.replace("def forward(self, x, bias)", "def run(self, x, bias)"))
+    done = run_lowercheck(["lower", str(unused)])
+    assert done.returncode == 2 and "bias_relu_cuda, copy_cuda" in done.stderr, done.stderr
