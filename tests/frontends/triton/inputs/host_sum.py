@@ -26,5 +26,5 @@ def column_sums(x):
 
 
 # CHECK: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["cols"], written_by = "host"}
-# CHECK-NEXT: kernel.param {name = "return1", kind = "buffer", role = "out", element_type = f32, shape = ["cols"]}
+# CHECK-NEXT: kernel.param {name = "return1", kind = "buffer", role = "out", element_type = f32, shape = ["cols"], variable = "never_written"}
 # CHECK-NEXT: kernel.param {name = "temp0", kind = "buffer", role = "temp", element_type = f32, shape = ["4", "cols"]}

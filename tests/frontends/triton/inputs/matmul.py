@@ -37,7 +37,7 @@ def matmul(a, b):
 # CHECK: kernel.entry @matmul
 # CHECK-NEXT: kernel.param {name = "a", kind = "buffer", role = "in", element_type = f16, shape = ["M", "K"]}
 # CHECK-NEXT: kernel.param {name = "b", kind = "buffer", role = "in", element_type = f16, shape = ["K", "N"]}
-# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["M", "N"]}
+# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["M", "N"], variable = "c"}
 # CHECK-NEXT: kernel.launch @matmul_kernel {grid = ["floor((M + 31)/32)*floor((N + 31)/32)", "1", "1"], block = [], args = ["a", "b", "return0", "M", "N", "K", "K", "1", "N", "1", "N", "1"], num_warps = #builtin.int<2>}
 # CHECK: "tt.func"
 # CHECK: scf.for

@@ -31,7 +31,7 @@ def scale_twice(x, acc):
 # CHECK: kernel.entry @scale_twice
 # CHECK-NEXT: kernel.param {name = "x", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}
 # CHECK-NEXT: kernel.param {name = "acc", kind = "buffer", role = "inout", element_type = f32, shape = ["n"]}
-# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["n"]}
+# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["n"], variable = "out"}
 # CHECK-NEXT: kernel.param {name = "temp0", kind = "buffer", role = "temp", element_type = f32, shape = ["n"]}
 # CHECK-NEXT: kernel.launch @scale_kernel {grid = ["floor((n + 127)/128)", "1", "1"], block = [], args = ["x", "temp0", "n"]
 # CHECK-NEXT: kernel.launch @scale_kernel {grid = ["floor((n + 127)/128)", "1", "1"], block = [], args = ["temp0", "return0", "n"]

@@ -24,7 +24,7 @@ def add(x, y):
 # CHECK: kernel.entry @add attributes {language = "triton", file = "{{.*}}vadd.py"}
 # CHECK-NEXT: kernel.param {name = "x", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}
 # CHECK-NEXT: kernel.param {name = "y", kind = "buffer", role = "in", element_type = f32, shape = ["n"]}
-# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["n"]}
+# CHECK-NEXT: kernel.param {name = "return0", kind = "buffer", role = "out", element_type = f32, shape = ["n"], variable = "out"}
 # CHECK-NEXT: kernel.launch @add_kernel {grid = ["floor((n + 1023)/1024)", "1", "1"], block = [], args = ["x", "y", "return0", "n"], num_warps = #builtin.int<4>} loc("{{.*}}vadd.py":21:0)
 # CHECK: "tt.func"() <{{.*}}function_type = (!tt.ptr<f32>, !tt.ptr<f32>, !tt.ptr<f32>, i32) -> (), sym_name = "add_kernel"
 # CHECK: "tt.get_program_id"() <{axis = 0 : i32}> : () -> i32 loc("{{.*}}vadd.py":9:11)
