@@ -420,9 +420,10 @@ def _lc501():
 
 @_code("LC901", Severity.INCONCLUSIVE, "unsupported construct (inconclusive)")
 def _lc901():
-    """What it checks: nothing: lowercheck met a construct it cannot model.
+    """What it checks: nothing: lowercheck met a construct it cannot model, or access relations too
+    costly for isl's operation budget (`LOWERCHECK_ISL_OPERATIONS`, 10^8 by default: "too complex").
 
-    Why it matters: the static verdict is inconclusive; never a silent pass.
+    Why it matters: the static verdict is inconclusive; never a silent pass, never a hang.
 
     Example: an indirect index `x[idx[i]]` in an analysis that needs affine indices.
 
