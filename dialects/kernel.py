@@ -49,6 +49,9 @@ class EntryOp(IRDLOperation):
     sym_name = prop_def(SymbolNameConstraint())
     language = prop_def(StringAttr)
     file = prop_def(StringAttr)
+    # Where a Python entry read its tensors' values while captured (`x.sum().item()` at file:line):
+    # it was captured on real tensors with lowercheck's values, and its launches are those values'.
+    reads_data_at = opt_prop_def(StringAttr)
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), SymbolOpInterface())
     assembly_format = "$sym_name attr-dict-with-keyword $body"

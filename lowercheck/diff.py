@@ -438,6 +438,11 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                          "device=\"cuda\" and `is_cuda` run on the CPU, and device queries (SM count, "
                          f"capability) answer as {cuda_on_cpu.target().name} (--gpu; lowercheck/cuda_on_cpu.py)")
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
+    if notes is not None and info.entry_op.reads_data_at is not None:
+        notes.append(f"{path}:{entry} reads its tensors' values while it is captured "
+                     f"({info.entry_op.reads_data_at.data}): it was captured on real tensors with lowercheck's "
+                     "values (normal floats, integers 0, booleans True), so its launches, and what the static "
+                     "checks see, are those values'")
     # The spec's values: passed as they are (ValueArg), or a scalar parameter's value in every run.
     scalars = {p.pname for p in info.params() if p.kind.data == "scalar"}
     info.fixed = {n: a.value for n, a in (spec.args.items() if spec else ()) if a.fixed

@@ -5,6 +5,12 @@ FakeTensors of symbolic shape, so `triton.cdiv(n, 1024)` arrives as the SymInt `
 which `expr_of` turns into `floor((n + 1023)/1024)`. A wrapper that branches on a size (a guard), or
 needs data (`.item()`), cannot be captured symbolically: `NeedsConcreteSizes`.
 Concrete capture: the same with integer sizes.
+Capture with data: a wrapper that reads its tensors' values on the host (`(target !=
+ignore_index).sum().item()`, `torch.equal`) has no answer from FakeTensors; at concrete sizes it
+is run again on real CPU tensors with our values (floats standard normal from a fixed seed,
+integers 0, which indexes every non-empty dimension, booleans True), its launches still
+recorded, never run. The IR then holds what the wrapper computed from those values (a count of
+the rows to average over) as constants of that capture.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class Capture:
     computed: list[Any] = field(default_factory=list)
     # Whether each top-level item of the returned value is a tensor (`return y, rstd, BLOCK`).
     returned_items: list[bool] = field(default_factory=list)
+    reads_data_at: str | None = None  # captured on real tensors with our values: where it reads them
 
     def is_computed(self, tensor: Any) -> bool:
         return any(t is tensor for t in self.computed)
@@ -100,9 +107,23 @@ def torch_dtype(name: str):
     return dtype
 
 
+class NeedsData(Exception):
+    """The wrapper reads its tensors' values at concrete sizes: capture it on real tensors."""
+
+
 def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None = None) -> Capture:
     """Call `fn` (a wrapper, or a kernel when `kernel_grid` is given) with fake arguments from
-    `binding`; return its launches. Raises NeedsConcreteSizes, UserError (at the user's line)."""
+    `binding`; return its launches; on real tensors where it reads their values (concrete sizes
+    only). Raises NeedsConcreteSizes, UserError (at the user's line)."""
+    try:
+        return _capture(fn, path, binding, kernel_grid, data=False)
+    except NeedsData as need:
+        captured = _capture(fn, path, binding, kernel_grid, data=True)
+        captured.reads_data_at = str(need)
+        return captured
+
+
+def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None, data: bool) -> Capture:
     import torch
     from torch._dynamo.source import ConstantSource  # FakeTensorMode imports torch._dynamo anyway
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -110,7 +131,9 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
 
     is_symbolic = binding.sizes is None
     env = ShapeEnv(duck_shape=False) if is_symbolic else None
-    mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    mode = contextlib.nullcontext() if data else FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    if data:
+        torch.manual_seed(0)
     sizes: dict[str, Any] = {}
     names: dict[str, str] = {}
 
@@ -140,7 +163,8 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
             arg = binding.args.get(pname)
             if isinstance(arg, TensorArg):
                 shape = [size(s) for s in arg.shape]
-                inputs[pname] = torch.empty(shape, dtype=torch_dtype(arg.dtype))
+                inputs[pname] = _with_data(shape, torch_dtype(arg.dtype)) if data else \
+                    torch.empty(shape, dtype=torch_dtype(arg.dtype))
             elif isinstance(arg, SizeArg):
                 inputs[pname] = size(arg.size)
             elif isinstance(arg, ScalarArg):
@@ -174,7 +198,7 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
         except NeedsConcreteSizes:
             raise
         except Exception as err:  # noqa: BLE001 - classified below
-            _classify(err, env, fn, path)
+            _classify(err, env, fn, path, data)
     if env is not None and env.guards:
         guards = ", ".join(str(_plain(g.expr, names)) for g in env.guards[:3])
         raise NeedsConcreteSizes(f"`{fn.__name__}` branches on sizes ({guards})")
@@ -185,6 +209,16 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
     items = list(result) if isinstance(result, (tuple, list)) else [] if result is None else [result]
     return Capture(launches, inputs, returned, is_symbolic, names, computed,
                    [isinstance(item, torch.Tensor) for item in items])
+
+
+def _with_data(shape: list[int], dtype) -> Any:
+    import torch
+
+    if dtype.is_floating_point:
+        return torch.randn(shape, dtype=torch.float32).to(dtype)
+    if dtype == torch.bool:
+        return torch.ones(shape, dtype=dtype)
+    return torch.zeros(shape, dtype=dtype)
 
 
 # Torch functions that allocate a tensor: what they return holds no values the wrapper computed.
@@ -246,7 +280,7 @@ def _size_aware_min_max(fn: Callable) -> Iterator[None]:
         scope.update(saved)
 
 
-def _classify(err: Exception, env, fn: Callable, path: str) -> None:
+def _classify(err: Exception, env, fn: Callable, path: str, data: bool = False) -> None:
     from torch._subclasses.fake_tensor import (
         DataDependentOutputException,
         DynamicOutputShapeException,
@@ -256,7 +290,9 @@ def _classify(err: Exception, env, fn: Callable, path: str) -> None:
 
     where = user_frame(err, os.path.realpath(path), path)
     if isinstance(err, (GuardOnDataDependentSymNode, DataDependentOutputException, DynamicOutputShapeException)):
-        if env is None:  # concrete sizes already: the values themselves are missing
+        if env is None and not data:  # concrete sizes already: the values themselves are missing
+            raise NeedsData(str(where) if where else path) from None
+        if env is None:
             raise Unsupported(f"`{fn.__name__}` depends on the values in its tensors ({type(err).__name__}), "
                               "which the capture does not have", where,
                               hint="lowercheck runs the wrapper on tensors without data, so a branch on a value "

@@ -104,8 +104,10 @@ class _Builder:
         self._name_tensors()
         launches = [self._launch(launch) for launch in self.captured.launches]
         params = self._params()
-        entry = EntryOp.create(properties={"sym_name": StringAttr(name), "language": StringAttr("triton"),
-                                           "file": StringAttr(self.path)},
+        properties = {"sym_name": StringAttr(name), "language": StringAttr("triton"), "file": StringAttr(self.path)}
+        if self.captured.reads_data_at is not None:
+            properties["reads_data_at"] = StringAttr(self.captured.reads_data_at)
+        entry = EntryOp.create(properties=properties,
                                regions=[Region(Block([*params, *launches]))])
         entry.location = FileLineColLoc(StringAttr(self.path), IntAttr(line), IntAttr(column))
         return ModuleOp([entry, *self.funcs])

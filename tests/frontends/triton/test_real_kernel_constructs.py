@@ -99,13 +99,16 @@ def test_imported_kernel_keeps_its_own_file() -> None:
     assert entry.launches[0].location.filename.data == str(INPUTS / "imported_kernel.py")
 
 
-def test_branch_on_tensor_data_falls_back_then_is_unsupported() -> None:
+def test_branch_on_tensor_data_falls_back_then_is_captured_on_data() -> None:
+    """At concrete sizes, a wrapper that reads its tensors' values is captured on real tensors of
+    ours: the branch takes the side our values choose (the launch), and the entry says where."""
     binding = Binding(args={"x": VEC, "scale": TensorArg((), "float32")})
     with pytest.raises(NeedsConcreteSizes, match="tensor data"):
         lower("data_dependent.py", binding)
-    with pytest.raises(Unsupported, match="values in its tensors") as caught:
-        lower("data_dependent.py", Binding(binding.args, sizes={"n": 1000}))
-    assert caught.value.location.line == 17
+    module = lower("data_dependent.py", Binding(binding.args, sizes={"n": 1000}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert entry.reads_data_at is not None and entry.reads_data_at.data.endswith("data_dependent.py:17:8")
+    assert [launch.grid_exprs for launch in entry.launches] == [["4", "1", "1"]]
 
 
 def test_launch_options_are_checked_at_the_launch() -> None:

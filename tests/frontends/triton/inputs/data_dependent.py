@@ -1,6 +1,6 @@
 # A wrapper that branches on a tensor's value before it launches (as liger-kernel's backward passes
 # skip a gradient of exactly 1.0): fake tensors hold no values, so the symbolic capture falls back to
-# concrete sizes, and at concrete sizes the branch is LC901 at its line.
+# concrete sizes, and at concrete sizes it is captured on real tensors of ours (its scale is no 1.0).
 import torch
 import triton
 import triton.language as tl
