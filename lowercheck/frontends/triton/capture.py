@@ -344,6 +344,7 @@ def _recording(launches: list[Launch], path: str) -> Iterator[None]:
 
     def autotuned(self, *args, **kwargs):
         config = self.configs[0]
+        self.best_config = config  # as Triton's autotuner leaves it: wrappers read it (`K.best_config.kwargs`)
         return self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
 
     JITFunction.run, Autotuner.run = record, autotuned

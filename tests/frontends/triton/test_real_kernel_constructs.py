@@ -128,3 +128,23 @@ def test_a_tensor_for_a_constexpr_names_the_launch() -> None:
     with pytest.raises(UserError, match="constexpr `FIRST` of `head_kernel` receives a tensor") as caught:
         lower("tensor_constexpr.py", binding)
     assert caught.value.location.line == 16
+
+
+def test_a_wrapper_reads_the_config_its_autotuner_chose(tmp_path: Path) -> None:
+    """`K.best_config` after an autotuned launch (liger's SwiGLU GEMM returns it to its backward):
+    the config the capture lowers, as Triton's autotuner leaves it."""
+    path = tmp_path / "best_config.py"
+    path.write_text((INPUTS / "autotuned.py").read_text() + '''
+
+def neg_then_copy(x):
+    n = x.numel()
+    tmp = torch.empty_like(x)
+    out = torch.empty_like(x)
+    neg_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, tmp, n)
+    block = neg_kernel.best_config.kwargs["BLOCK"]
+    copy_kernel[(triton.cdiv(n, block),)](tmp, out, n, BLOCK=block)
+    return out
+''')
+    module = frontend.lower(str(path), "neg_then_copy", Binding(args={"x": VEC}, sizes={"n": 1000}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert [launch.grid_exprs[0] for launch in entry.launches] == ["8", "8"]  # 1000 / 128, the first config
