@@ -92,4 +92,4 @@ def split_entry(arg: str) -> tuple[str, str | None]:
     return arg, None
 
 
-_ENTRY_NAME = re.compile(r"[A-Za-z_]\w*(?:<[\w\s,:*&<>]*>)?")
+_ENTRY_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?(?:<[\w\s,:*&<>]*>)?")  # `Class.forward` too

@@ -32,7 +32,7 @@ import numpy as np
 from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
 from lowercheck.runners.torch_arrays import numpy_view, to_numpy, to_torch
-from lowercheck.runners.user_code import UserFailure, describe, import_user_file
+from lowercheck.runners.user_code import UserFailure, describe, entry_callable, import_user_file
 
 MAX_EVENTS = 256  # out-of-bounds events kept per run (one per access op and program at most)
 
@@ -101,7 +101,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
 
     triton_shims.install()  # libdevice calls, which the interpreter cannot run by itself
     module = import_user_file(request.path)
-    entry = getattr(module, request.entry, None)
+    entry = entry_callable(module, request.entry)
     if entry is None:
         raise UserFailure(f"{request.path}: no function `{request.entry}`")
     params = inspect.signature(entry).parameters

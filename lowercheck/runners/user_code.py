@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import traceback
@@ -95,3 +96,56 @@ def describe(err: BaseException, path: str, first_line: bool = False) -> str:
     cause = err.__cause__ if type(err).__name__ == "InterpreterError" and err.__cause__ else err
     message = (str(cause).strip().splitlines() or [""])[0] if first_line else str(cause)
     return f"{where}: {type(cause).__name__}: {message}"
+
+
+class FunctionContext:
+    """What an autograd Function's `forward(ctx, ...)` or `backward(ctx, ...)` receives as `ctx`
+    when lowercheck calls it as an entry: it keeps what the method saves and sets, and answers what
+    it asks (every input needs its gradient)."""
+
+    def __init__(self) -> None:
+        self.saved_tensors: tuple = ()
+        self.needs_input_grad = (True,) * 64
+
+    def save_for_backward(self, *tensors) -> None:
+        self.saved_tensors = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        pass
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        pass
+
+
+def is_autograd_method(owner: object, name: str) -> bool:
+    """`owner.name` is the `forward`/`backward` of a torch.autograd.Function (its first parameter
+    is the context; a `backward` reads what `forward` saved there, so only `forward` is an entry of
+    its own: `lowercheck.frontends.triton.source`)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return isinstance(owner, type) and issubclass(owner, torch.autograd.Function) and name in ("forward", "backward")
+
+
+def entry_callable(module: ModuleType, name: str):
+    """The entry `name` of an imported user module: a function, or `Class.method` (an autograd
+    Function's `forward`/`backward` gets a fresh `FunctionContext` as its `ctx`); None if absent."""
+    import functools
+
+    owner, _, method = name.rpartition(".")
+    if not owner:
+        return getattr(module, name, None)
+    cls = getattr(module, owner, None)
+    fn = getattr(cls, method, None) if cls is not None else None
+    if fn is None:
+        return None
+    if is_autograd_method(cls, method):
+        bound = functools.partial(fn, FunctionContext())
+        functools.update_wrapper(bound, fn)
+        bound.__signature__ = inspect.signature(functools.partial(fn, None))
+        return bound
+    return fn

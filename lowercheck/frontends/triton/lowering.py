@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.runners.user_code import entry_callable
 from lowercheck.frontends.base import (
     Binding,
     EntryCandidate,
@@ -52,7 +53,7 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     wrappers, kernels = discover(path, module)
     grid = getattr(binding, "grid", None)
     target, kernel_grid = _resolve(path, entry, wrappers, kernels, grid)
-    fn = getattr(module, target.name)
+    fn = entry_callable(module, target.name)
     captured = capture(fn, path, binding, kernel_grid)
     if not captured.launches:
         raise UserError(f"`{target.name}` launched no kernel with this binding",

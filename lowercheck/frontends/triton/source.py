@@ -15,7 +15,7 @@ from types import ModuleType
 
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.frontends.base import parse_python, user_frame
-from lowercheck.runners.user_code import exec_user_module
+from lowercheck.runners.user_code import exec_user_module, is_autograd_method
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,29 @@ def discover(path: str, module: ModuleType) -> tuple[list[Wrapper], list[Kernel]
         launched = [name for name in _launches(node) if name in kernel_names]
         if launched:
             wrappers.append(Wrapper(node.name, node.lineno, node.col_offset + 1, params, tuple(launched)))
+    wrappers += _autograd_methods(tree, module, kernel_names)
     return wrappers, kernels
+
+
+def _autograd_methods(tree: ast.Module, module: ModuleType, kernel_names: set[str]) -> list[Wrapper]:
+    """The `forward` of each of the file's torch.autograd.Function classes that launches a kernel
+    of the file itself (`Class.forward`, its parameters after `ctx`): liger's embedding launches
+    from there, and a port often does. A `backward` reads what `forward` saved in `ctx`, which a
+    call of its own does not have: it is no entry."""
+    found = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for method in node.body:
+            if not (isinstance(method, ast.FunctionDef) and method.name == "forward"
+                    and is_autograd_method(getattr(module, node.name, None), method.name)):
+                continue
+            launched = [name for name in _launches(method) if name in kernel_names]
+            args = (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)[1:]  # after ctx
+            if launched:
+                found.append(Wrapper(f"{node.name}.{method.name}", method.lineno, method.col_offset + 1,
+                                     tuple(a.arg for a in args), tuple(launched)))
+    return found
 
 
 def _launches(fn: ast.FunctionDef) -> list[str]:

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 os.environ.setdefault("TRITON_CACHE_DIR", str(Path(__file__).parents[3] / ".cache" / "triton"))
 os.environ.setdefault("TRITON_HOME", str(Path(__file__).parents[3] / ".cache" / "triton-home"))
@@ -148,3 +149,18 @@ def neg_then_copy(x):
     module = frontend.lower(str(path), "neg_then_copy", Binding(args={"x": VEC}, sizes={"n": 1000}))
     (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
     assert [launch.grid_exprs[0] for launch in entry.launches] == ["8", "8"]  # 1000 / 128, the first config
+
+
+def test_an_autograd_functions_forward_is_an_entry(tmp_path: Path) -> None:
+    path = INPUTS / "autograd_function.py"
+    assert [(c.name, [p.name for p in c.params]) for c in frontend.entries(str(path))] == \
+        [("DoubleFunction.forward", ["x"])]
+    module = frontend.lower(str(path), None, Binding(args={"x": VEC}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert entry.sym_name.data == "DoubleFunction.forward"
+    assert [p.pname for p in entry.params] == ["x", "return0"]
+    # The runner calls it the same way: equivalent to a reference that doubles.
+    reference = tmp_path / "double.py"
+    reference.write_text("import torch\n\n\ndef double(x):\n    return 2 * x\n")
+    done = run_lowercheck(["diff", str(reference), f"{path}:DoubleFunction.forward", "--size", "n=1,300"])
+    assert done.returncode == 0, done.stdout + done.stderr
