@@ -395,8 +395,10 @@ class HostReader:
             return buffer.shape[k] if name == "size" else sympy.Mul(*buffer.shape[k + 1:])
         raise self.unsupported(f"the tensor method `{name}` here", e)
 
-    def _launch_arg(self, a: ci.Cursor) -> str:
+    def _launch_arg(self, a: ci.Cursor, param: ci.Cursor | None = None) -> str:
         t = ct.from_clang(a.type)
+        if self._null(a):  # `nullptr` for an optional input the kernel does not read (a template flag)
+            return self._null_buffer(a, param).name
         if t is not None and t.kind == "ptr":
             buffer = self.buffer(a)
             if buffer.temp and buffer not in self.result.temps:
@@ -748,7 +750,8 @@ class HostReader:
         config = next(c for c in children(call) if c.kind == K.CALL_EXPR and c.spelling == "cudaConfigureCall")
         config_args = list(config.get_arguments())
         grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
-        args = [self._launch_arg(a) for a in call.get_arguments()]
+        params = [c for c in children(kernel) if c.kind == K.PARM_DECL]
+        args = [self._launch_arg(a, params[i] if i < len(params) else None) for i, a in enumerate(call.get_arguments())]
         shared = None
         if len(config_args) > 2 and not self._default(config_args[2]):
             shared = self.expr(config_args[2])
@@ -880,6 +883,20 @@ class HostReader:
             return _HOST_BINARY[op](a, b, integer)
         except Unsupported:  # bitwise operations on symbols
             raise self.undecided(f"`{_text(e)}`", e) from None
+
+    def _null_buffer(self, e: ci.Cursor, param: ci.Cursor | None) -> Buffer:
+        """A null pointer passed to a kernel: a buffer of no elements (`null0`, a temp of shape [0]),
+        so that a kernel that reads or writes it is out of bounds there (LC201, and a fault in the
+        runs), and one that leaves it alone is checked as it is."""
+        t = ct.from_clang(param.type) if param is not None else None
+        if t is None or t.kind != "ptr" or t.elem is None or t.elem.kind == "void":
+            t = ct.from_clang(e.type)
+        if t is None or t.kind != "ptr" or t.elem is None or t.elem.kind == "void":
+            raise self.unsupported(f"passing the null pointer `{_text(e)}` for a pointer of no element type", e)
+        buffer = Buffer(f"null{sum(b.name.startswith('null') for b in self.result.temps)}", t, temp=True,
+                        shape=(sympy.Integer(0),))
+        self.result.temps.append(buffer)
+        return buffer
 
     def _null(self, e: ci.Cursor) -> bool | None:
         """Whether the pointer `e` is null: a null literal or a parameter the spec gives as none,
