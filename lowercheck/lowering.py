@@ -203,6 +203,8 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         try:
             module = frontend.lower(path, entry, Binding(binding.args, sizes))
+            if not spec.sizes and not _launches_any(module):
+                module, sizes = _at_compared_values(frontend, path, entry, binding, sizes, module)
         except NeedsConcreteSizes as still:  # a front end that cannot lower even at these sizes
             raise Unsupported(f"`{entry}` cannot be lowered even at concrete sizes: {still}",
                               next(c for c in candidates if c.name == entry).location) from None
@@ -216,6 +218,47 @@ def typed_sizes(candidate: EntryCandidate) -> list[str]:
     """A typed entry's integer scalar parameters (a CUDA launcher's `int n`): the sizes it is lowered
     at when it can only be lowered at concrete sizes."""
     return [p.name for p in candidate.params if p.kind == "scalar" and (p.dtype or "").startswith(("int", "uint"))]
+
+
+def _launches_any(module: ModuleOp) -> bool:
+    from lowercheck.dialects.kernel import LaunchOp
+
+    return any(isinstance(op, LaunchOp) for op in module.walk())
+
+
+# How many combinations of compared values `lower` tries before it gives up.
+_COMPARED_TRIES = 64
+
+
+def _at_compared_values(frontend, path: str, entry: str, binding: Binding, sizes: dict[str, int],
+                        module: ModuleOp) -> tuple[ModuleOp, dict[str, int]]:
+    """A launcher that makes none of its launches at `lower`'s default values (every integer 1000)
+    chooses them by comparing parameters with constants (`if (num_bits == 8 && q_type ==
+    Symmetric)`): lowered at the first combination of those constants (in source order, the fewest
+    parameters off their default first) that launches, and said. Only front ends that can say what a launcher compares (`compared_values`)."""
+    import itertools
+
+    compared = getattr(frontend, "compared_values", None)
+    choices = {k: v for k, v in (compared(path, entry) if callable(compared) else {}).items() if k in sizes}
+    if not choices:
+        return module, sizes
+    names = list(choices)
+    # Each parameter at its default or at a constant it is compared with; the fewest changes first.
+    options = [[sizes[n], *(v for v in choices[n] if v != sizes[n])] for n in names]
+    combinations = sorted(itertools.islice(itertools.product(*options), _COMPARED_TRIES * 16),
+                          key=lambda c: sum(v != sizes[n] for n, v in zip(names, c, strict=True)))
+    for combination in combinations[:_COMPARED_TRIES]:
+        tried = {**sizes, **dict(zip(names, combination, strict=True))}
+        try:
+            candidate = frontend.lower(path, entry, Binding(binding.args, tried))
+        except (NeedsConcreteSizes, UserError):
+            continue  # an Unsupported construct in what these values launch is what the row should name
+        if _launches_any(candidate):
+            shown = ", ".join(f"{n}={tried[n]}" for n in names if tried[n] != sizes[n])
+            print(f"note: `{entry}` launches nothing at the default values; lowered at {shown}, values its "
+                  "conditions compare with (give the ones its callers pass in a spec)", file=sys.stderr)
+            return candidate, tried
+    return module, sizes
 
 
 def _check_launches(module: ModuleOp, candidate: EntryCandidate, sizes: dict[str, int]) -> None:

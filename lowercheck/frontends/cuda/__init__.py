@@ -136,6 +136,60 @@ def entries(path: str | os.PathLike) -> list[EntryCandidate]:
     return found
 
 
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+
+
+def _comparison(node: ci.Cursor) -> bool:
+    """A binary operator that compares: its operator token follows its left operand."""
+    lhs = parse.children(node)[0]
+    after = [t.spelling for t in node.get_tokens() if t.extent.start.offset >= lhs.extent.end.offset]
+    return bool(after) and after[0] in _COMPARISONS
+
+
+def compared_values(path: str | os.PathLike, entry: str) -> dict[str, list[int]]:
+    """Per integer parameter of the launcher `entry`, the constants its code compares it with, in
+    source order (`num_bits == 8`, `q_type == quantize::Type::Symmetric`, `case 4:` of a `switch
+    (num_bits)`): the values at which it chooses its launches, to lower it at when the default
+    values make none (`lowercheck.lowering`)."""
+    fn = _resolve(path, entry)
+    params = {parse.decl_key(c): c.spelling for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL}
+    found: dict[str, list[int]] = {}
+
+    def param_of(e: ci.Cursor) -> str | None:
+        while e.kind == ci.CursorKind.UNEXPOSED_EXPR and len(parse.children(e)) == 1:
+            e = parse.children(e)[0]
+        if e.kind == ci.CursorKind.DECL_REF_EXPR and e.referenced is not None:
+            return params.get(parse.decl_key(e.referenced))
+        return None
+
+    def note(name: str | None, value: ci.Cursor) -> None:
+        constant = parse.evaluate(value)
+        if name is not None and isinstance(constant, int) and constant not in found.setdefault(name, []):
+            found[name].append(constant)
+
+    switched: list[str | None] = []
+
+    def walk(node: ci.Cursor) -> None:
+        kind = node.kind
+        if kind == ci.CursorKind.BINARY_OPERATOR and len(parse.children(node)) == 2 and _comparison(node):
+            lhs, rhs = parse.children(node)
+            note(param_of(lhs), rhs)
+            note(param_of(rhs), lhs)
+        if kind == ci.CursorKind.SWITCH_STMT and parse.children(node):
+            switched.append(param_of(parse.children(node)[0]))
+            for child in parse.children(node)[1:]:
+                walk(child)
+            switched.pop()
+            return
+        if kind == ci.CursorKind.CASE_STMT and switched and parse.children(node):
+            note(switched[-1], parse.children(node)[0])
+        for child in parse.children(node):
+            walk(child)
+
+    walk(fn)
+    return {name: values for name, values in found.items() if values}
+
+
 def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | None = None) -> ModuleOp:
     """The module for the host launcher `entry` (None: the file's only launcher) in `path`."""
     shown = str(path)

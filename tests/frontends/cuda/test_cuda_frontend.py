@@ -326,3 +326,28 @@ def test_a_kernelbench_file_runs_what_forward_calls(tmp_path: Path) -> None:
     unused = _write(tmp_path, "no_forward.py", text.replace("def forward(self, x, bias)", "def run(self, x, bias)"))
     done = run_lowercheck(["lower", str(unused)])
     assert done.returncode == 2 and "bias_relu_cuda, copy_cuda" in done.stderr, done.stderr
+
+
+def test_a_launcher_lowered_at_the_values_its_conditions_compare_with(tmp_path: Path) -> None:
+    """`lower` gives every integer 1000; a launcher that launches only for `bits == 8` or `bits ==
+    4` (and a mode chosen by a `switch`) then launches nothing: it is lowered at the constants its
+    conditions compare its parameters with, in source order, and says so."""
+    path = _write(tmp_path, "modes.cu", KERNEL + """
+enum class Mode { Plain = 0, Scaled = 1 };
+void launch(float* x, int n, int bits, Mode mode) {
+    if (n < 1) return;
+    switch (mode) {
+    case Mode::Scaled:
+        if (bits == 8) { k<<<(n + 127) / 128, 128>>>(x, n); }
+        else if (bits == 4) { k<<<(n + 63) / 64, 64>>>(x, n); }
+        break;
+    default:
+        break;
+    }
+}
+""")
+    assert cuda.compared_values(path, "launch") == {"n": [1], "mode": [1], "bits": [8, 4]}
+    done = run_lowercheck(["lower", str(path), "--no-loc"])
+    assert done.returncode == 0, done.stderr
+    assert "lowered at mode=1, bits=8," in done.stderr
+    assert 'block = ["128", "1", "1"]' in done.stdout
