@@ -296,8 +296,9 @@ void launch(float* x, float a, int n, int unroll, cudaStream_t s) {
 
 def test_a_dispatcher_that_calls_launchers_is_an_entry(tmp_path: Path) -> None:
     """`launch` reaches its kernels through `launch_impl<float, U>` (a switch on a mode picks one):
-    it is an entry, the called launcher is read in place with the caller's buffers, and a mode
-    none of whose cases `lower` takes is inconclusive, never a launcher that launches nothing."""
+    it is an entry, the called launcher is read in place with the caller's buffers; `lower` takes
+    the first case (unroll = 1, a value the switch compares with), and a mode none of whose cases
+    any such value takes is inconclusive, never a launcher that launches nothing."""
     path = _write(tmp_path, "d.cu", DISPATCH)
     found = {c.name: c.launches for c in cuda.entries(path)}
     assert found["launch"] == ("scale_float_1", "scale_float_4")
@@ -306,6 +307,11 @@ def test_a_dispatcher_that_calls_launchers_is_an_entry(tmp_path: Path) -> None:
     assert [(op.callee.root_reference.data, [a.data for a in op.args.data]) for op in launches] == [
         ("scale_float_4", ["x", "a", "n"])]
     done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{path}:launch"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "lowered at unroll=1," in done.stderr, done.stderr
+    assert "@scale_float_1" in done.stdout
+    hidden = _write(tmp_path, "hidden.cu", DISPATCH.replace("switch (unroll)", "switch (unroll * 2 - unroll)"))
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{hidden}:launch"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 3 and "makes none of its launches at n=1000, unroll=1000" in done.stderr, done.stderr
 
