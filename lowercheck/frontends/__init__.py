@@ -36,7 +36,7 @@ def language_of(path: str) -> str:
     if suffix in _BY_EXTENSION:
         return _BY_EXTENSION[suffix]
     if suffix == ".py":
-        text = file.read_text(errors="replace")
+        text = file.read_text(encoding="utf-8-sig", errors="replace")  # a byte-order mark is no code
         for language, pattern in _PYTHON_KINDS:
             if pattern.search(text):
                 return language

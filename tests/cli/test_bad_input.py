@@ -144,6 +144,11 @@ def test_a_bom_and_crlf_are_accepted_as_compilers_accept_them(tmp_path: Path) ->
     source.write_bytes(b"\xef\xbb\xbf" + Path(VADD_CU).read_bytes().replace(b"\n", b"\r\n"))
     done = lowercheck("diff", str(source), str(port), "--no-run")
     assert done.returncode == 0, done.stdout + done.stderr
+    # A mark right before the first import: the file is still a reference.
+    reference = tmp_path / "vadd_ref_bom.py"
+    reference.write_bytes(b"\xef\xbb\xbfimport torch\n\n\ndef vadd(x, y):\n    return x + y\n")
+    done = lowercheck("diff", str(reference), str(port), "--no-run")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_non_utf8_and_binary_files_are_named_as_such(tmp_path: Path) -> None:
