@@ -32,7 +32,7 @@ from lowercheck import symbolic
 from lowercheck.compare import infer
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import SourceLocation, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg, returned_names
+from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg, TupleArg, returned_names
 from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument, spec_binding
 from lowercheck.spec import Spec, line_of
 
@@ -202,8 +202,14 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
     pure_inputs = [p for p in typed_params if p.role.data in ("in", "scalar")]
     # A parameter with a default keeps it (`eps=1e-6`, `BLOCK=1024`), unless the spec names it.
     defaulted = defaulted_parameters(path, entry) if path.endswith(".py") else set()
-    names = [p.name for p in cand.params if p.name not in size_names and p.name not in fixed
-             and (p.name not in defaulted or p.name in spec.args)]
+    # A tuple the spec gives (`[args.res] items = [...]`) stands for its arrays, `res_0`, `res_1`, ...
+    tuples = {name: a for name, a in spec_binding(spec).args.items() if isinstance(a, TupleArg)}
+    names = []
+    for p in cand.params:
+        if p.name in tuples:
+            names += [n for n in tuples[p.name].item_names(p.name) if n is not None]
+        elif p.name not in size_names and p.name not in fixed and (p.name not in defaulted or p.name in spec.args):
+            names.append(p.name)
     if len(names) == len(typed_params):
         partners = typed_params  # destination-passing on both sides
     elif len(names) == len(inputs):
@@ -222,7 +228,13 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
             args[p.name] = SizeArg(p.name)
         elif p.name in fixed:
             args[p.name] = fixed_argument(spec.args[p.name])
+        elif p.name in tuples:
+            args[p.name] = tuples[p.name]
+    items = {n for name, a in tuples.items() for n in a.item_names(name) if n is not None}
     for name, partner in zip(names, partners, strict=True):
+        match[name] = partner.pname
+        if name in items:
+            continue
         given = spec.args.get(name)
         if partner.kind.data == "buffer":
             shape = tuple(given.shape) if given and given.shape else tuple(s.data for s in partner.shape.data)
@@ -230,7 +242,6 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
             args[name] = TensorArg(shape, dtype)
         else:
             args[name] = ScalarArg(dtype_name(partner), 1.5 if dtype_name(partner).startswith("float") else 3)
-        match[name] = partner.pname
     return Binding(args=args, sizes=None), match
 
 

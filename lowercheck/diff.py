@@ -35,6 +35,7 @@ from lowercheck.frontends.base import (
     ScalarArg,
     SizeArg,
     TensorArg,
+    TupleArg,
     ValueArg,
 )
 from lowercheck.bind import (
@@ -94,6 +95,8 @@ class SideInfo:
     lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # per kernel, from ptxas
     fixed: dict[str, Any] = field(default_factory=dict)  # values passed as they are (the spec's `value`)
+    # A tuple parameter -> its items: [array parameter, None] or [None, value] (the spec's `items`).
+    tuples: dict[str, list[list[Any]]] = field(default_factory=dict)
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
 
@@ -448,6 +451,9 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
     info.fixed = {n: a.value for n, a in (spec.args.items() if spec else ()) if a.fixed
                   and (n in scalars or isinstance(binding.args.get(n), ValueArg))}
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
+    info.tuples = {n: [[item_name, None] if item_name is not None else [None, item.value]
+                       for item, item_name in zip(a.items, a.item_names(n), strict=True)]
+                   for n, a in binding.args.items() if isinstance(a, TupleArg)}
     return info
 
 
@@ -796,7 +802,7 @@ def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: 
     return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
-                               "fixed": list(side.fixed)})
+                               "fixed": list(side.fixed), "tuples": side.tuples})
 
 
 # The share of a run's memory limit that its buffers may take (inputs, their copies, the

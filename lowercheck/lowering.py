@@ -22,6 +22,7 @@ from lowercheck.frontends.base import (
     ScalarArg,
     SizeArg,
     TensorArg,
+    TupleArg,
     ValueArg,
     function_def,
 )
@@ -62,7 +63,10 @@ def spec_binding(spec: Spec) -> Binding:
     without a dtype: float32 where the code does not type it; a typed side keeps its own)."""
     args: dict[str, Arg] = {}
     for name, arg in spec.args.items():
-        if arg.fixed:
+        if arg.items is not None:
+            args[name] = TupleArg(tuple(ValueArg(i.value) if i.fixed else TensorArg(tuple(i.shape), i.dtype or "float32")
+                                        for i in arg.items))
+        elif arg.fixed:
             args[name] = fixed_argument(arg)
         elif arg.shape is not None:
             args[name] = TensorArg(tuple(arg.shape), arg.dtype or "float32")

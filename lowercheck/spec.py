@@ -9,6 +9,8 @@ dtype = "float32"  # optional: a typed side (CUDA) keeps its own; an untyped one
 role = "in"        # in | out | inout: replaces what lowercheck infers from the code (said in a note)
 [args.eps]         # a scalar the entry receives as given, in every run (never swept)
 value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `none = true`: None
+[args.res]         # a tuple of arrays (a custom_vjp backward's residuals): one table per item
+items = [{ shape = ["n"], dtype = "float32" }, { none = true }]
 ```
 """
 
@@ -37,6 +39,7 @@ class ArgSpec:
     role: str | None = None
     fixed: bool = False  # `value = ...` or `none = true`: the entry receives `value` as is
     value: bool | int | float | str | tuple | None = None
+    items: tuple[ArgSpec, ...] | None = None  # `items = [...]`: a tuple of these (arrays or values)
 
 
 @dataclass(frozen=True)
@@ -105,16 +108,52 @@ def load(path: str | None) -> Spec:
         role = entry.get("role")
         if role is not None and role not in ROLES:
             raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
-        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none"}
+        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items"}
         if unknown_keys:
             raise UserError(f"[args.{name}] has unknown key(s) {', '.join(sorted(unknown_keys))}", where,
-                            hint="an argument has shape, dtype, role, or a value (value = ..., none = true)")
+                            hint="an argument has shape, dtype, role, a value (value = ..., none = true), or items")
+        if "items" in entry:
+            args[name] = ArgSpec(items=_items(name, entry, sizes, where))
+            continue
         fixed, value = _fixed_value(name, entry, where)
         if fixed and (shape is not None or role is not None):
             raise UserError(f"[args.{name}] gives both a value and a tensor's shape or role", where,
                             hint="a tensor has shape, dtype and role; a scalar has a value")
         args[name] = ArgSpec(shape, dtype, role, fixed, value)
     return Spec(sizes, args, path)
+
+
+def _items(name: str, entry: dict, sizes: dict[str, list[int]], where: SourceLocation) -> tuple[ArgSpec, ...]:
+    """`items = [{ shape = [...], dtype = "..." }, { none = true }, { value = 2 }]`: a tuple argument."""
+    items = entry["items"]
+    if set(entry) != {"items"} or not isinstance(items, list) or not items \
+            or not all(isinstance(i, dict) for i in items):
+        raise UserError(f"[args.{name}] items must be a non-empty list of tables, alone in its table", where,
+                        hint='items = [{ shape = ["n"], dtype = "float32" }, { none = true }]')
+    found = []
+    for index, item in enumerate(items):
+        unknown = set(item) - {"shape", "dtype", "value", "none"}
+        if unknown:
+            raise UserError(f"[args.{name}] item {index} has unknown key(s) {', '.join(sorted(unknown))}", where,
+                            hint="an item has shape and dtype, or a value (value = ..., none = true)")
+        fixed, value = _fixed_value(f"{name}] item [{index}", item, where)
+        shape = item.get("shape")
+        if fixed == (shape is not None):
+            raise UserError(f"[args.{name}] item {index} needs a shape or a value, not both", where,
+                            hint='{ shape = ["n"], dtype = "float32" } or { none = true }')
+        if shape is not None:
+            if not isinstance(shape, list) or not all(isinstance(d, (str, int)) for d in shape):
+                raise UserError(f"[args.{name}] item {index}: shape must be a list of size names or integers", where)
+            for d in shape:
+                for used in _NAME.findall(d) if isinstance(d, str) else ():
+                    if used not in sizes:
+                        raise UserError(f"[args.{name}] item {index} names `{used}`, which is not in [sizes]", where,
+                                        hint=f"add `{used} = [...]` to [sizes]")
+        dtype = item.get("dtype")
+        if dtype is not None and dtype not in DTYPES:
+            raise UserError(f"[args.{name}] item {index}: dtype `{dtype}` is not one of {', '.join(DTYPES)}", where)
+        found.append(ArgSpec(tuple(shape) if shape is not None else None, dtype, None, fixed, value))
+    return tuple(found)
 
 
 def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, bool | int | float | str | tuple | None]:

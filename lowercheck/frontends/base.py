@@ -103,7 +103,18 @@ class ValueArg:
     value: bool | int | float | str | tuple | None
 
 
-Arg = TensorArg | SizeArg | ScalarArg | ValueArg
+@dataclass(frozen=True)
+class TupleArg:
+    """A tuple argument (a custom_vjp backward's residuals): arrays and values, in order. The
+    arrays are the entry's parameters `NAME_0`, `NAME_1`, ... (by their index in the tuple)."""
+
+    items: tuple[TensorArg | ValueArg, ...]
+
+    def item_names(self, name: str) -> list[str | None]:
+        return [f"{name}_{i}" if isinstance(item, TensorArg) else None for i, item in enumerate(self.items)]
+
+
+Arg = TensorArg | SizeArg | ScalarArg | ValueArg | TupleArg
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,8 @@ def _run(request: RunRequest, result: RunResult) -> None:
             values[name] = value.item()
         else:
             values[name] = value
+    for name, items in (request.options.get("tuples") or {}).items():  # the spec's `items`: res_0, None, ...
+        values[name] = tuple(values[array] if array is not None else value for array, value in items)
     with _interpreted(), _poisoned_outputs():
         module = import_user_file(request.path, first_line=True)
         entry = getattr(module, request.entry, None)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
 from lowercheck.frontends.pallas.source import user_line
 
 # Calls whose inner jaxpr is inlined (jax.jit inside the entry, custom derivatives).
@@ -64,6 +64,10 @@ class Capture:
     temps: list[Any] = field(default_factory=list)  # avals of temp0, temp1, ...
 
 
+def _items_of(tuples: dict[str, list[str | None]]) -> set[str]:
+    return {n for items in tuples.values() for n in items if n is not None}
+
+
 def capture(fn: Callable, path: str, binding: Binding) -> Capture:
     """Trace `fn` with arguments from `binding` (concrete sizes) and list its pallas_calls."""
     if binding.sizes is None:
@@ -71,6 +75,7 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
     jax = import_jax()
     values: dict[str, Any] = {}
     arrays: dict[str, Any] = {}
+    tuples: dict[str, list[str | None]] = {}  # a tuple parameter -> its items' array names (None: a value)
     wide = any(isinstance(a, TensorArg) and a.dtype in ("float64", "int64") for a in binding.args.values())
     if wide:
         jax.config.update("jax_enable_x64", True)
@@ -86,13 +91,25 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
                 else bool(arg.value) if arg.dtype == "bool" else float(arg.value)
         elif isinstance(arg, ValueArg):
             values[pname] = arg.value
+        elif isinstance(arg, TupleArg):  # its arrays are parameters of their own: `res_0`, `res_1`, ...
+            tuples[pname] = arg.item_names(pname)
+            for item, name in zip(arg.items, tuples[pname], strict=True):
+                if name is None:
+                    continue
+                assert isinstance(item, TensorArg)
+                arrays[name] = jax.ShapeDtypeStruct(tuple(_size(d, binding) for d in item.shape), _dtype(item.dtype))
+            values[pname] = tuple(item.value if isinstance(item, ValueArg) else None for item in arg.items)
         elif param.default is inspect.Parameter.empty:
             raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
                             hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
     names = list(arrays)
 
     def traced(*given):
-        return fn(**{**values, **dict(zip(names, given, strict=True))})
+        named = dict(zip(names, given, strict=True))
+        packed = {p: tuple(named[n] if n is not None else v for n, v in zip(items, values[p], strict=True))
+                  for p, items in tuples.items()}
+        return fn(**{**values, **{n: a for n, a in named.items() if n in arrays and n not in _items_of(tuples)},
+                     **packed})
 
     try:
         closed = jax.make_jaxpr(traced)(*arrays.values())

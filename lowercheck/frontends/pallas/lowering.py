@@ -7,7 +7,7 @@ from xdsl.ir import Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import SourceLocation, Unsupported, UserError
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, ScalarArg, SizeArg, TensorArg, TupleArg
 from lowercheck.frontends.pallas.capture import capture
 from lowercheck.frontends.pallas.kernel import build_kernel, element_type, kernel_name, launch_grid, ordered_axes
 from lowercheck.frontends.pallas.source import Entry, discover, load, wrappers
@@ -91,6 +91,12 @@ def _params(captured, binding: Binding, written: set[str]) -> list[ParamOp]:
         elif isinstance(arg, ScalarArg):
             role = "size" if arg.dtype.startswith(("int", "uint")) else "scalar"
             params.append(ParamOp(name, "scalar", role, element_type(arg.dtype)))
+        elif isinstance(arg, TupleArg):  # a tuple's arrays, `res_0`, `res_1`, ... (its values are no params)
+            for item, item_name in zip(arg.items, arg.item_names(name), strict=True):
+                if isinstance(item, TensorArg):
+                    role = "inout" if item_name in written else "in"
+                    params.append(ParamOp(item_name, "buffer", role, element_type(item.dtype),
+                                          [str(d) for d in item.shape]))
     for name, aval in captured.returned.items():
         params.append(ParamOp(name, "buffer", "out", element_type(aval.dtype), _shape(aval.shape, binding)))
     for index, aval in enumerate(captured.temps):
