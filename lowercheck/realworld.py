@@ -580,7 +580,7 @@ CAUSES: tuple[tuple[str, re.Pattern[str], str], ...] = (
      "through a helper lowercheck does not follow"),
     ("", re.compile(r"inline assembly|__cvta_generic_to_shared|PTX"), "inline PTX other than memory moves"),
     ("cuda", re.compile(r"host launcher"), "a host launcher construct: a launch chosen by a flag no spec "
-     "fixes, a parameter of a project type, a null pointer passed to a kernel"),
+     "fixes, a parameter of a project type, a call in a launch expression"),
     ("", re.compile(r"is not supported|unsupported", re.I), "another unsupported construct (LC901)"),
 )
 
