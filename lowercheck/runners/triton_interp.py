@@ -105,6 +105,8 @@ def _run(request: RunRequest, result: RunResult) -> None:
     if entry is None:
         raise UserFailure(f"{request.path}: no function `{request.entry}`")
     params = inspect.signature(entry).parameters
+    for name, items in (request.options.get("tuples") or {}).items():  # the spec's `items`: res_0, None, ...
+        values[name] = tuple(values[array] if array is not None else value for array, value in items)
     kwargs = {k: v for k, v in values.items() if k in params}
 
     bounds = _Bounds(os.path.realpath(request.path))

@@ -26,7 +26,7 @@ import sympy
 
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, ValueArg
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
 from lowercheck.frontends.base import user_frame
 from lowercheck.frontends.triton.source import jit_function
 
@@ -180,6 +180,11 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
                     inputs[pname] = float(arg.value)
             elif isinstance(arg, ValueArg):
                 inputs[pname] = arg.value
+            elif isinstance(arg, TupleArg):  # its tensors are named `res_0`, `res_1`, ... by the lowering
+                inputs[pname] = tuple(
+                    item.value if isinstance(item, ValueArg) else
+                    _with_data([size(s) for s in item.shape], torch_dtype(item.dtype)) if data else
+                    torch.empty([size(s) for s in item.shape], dtype=torch_dtype(item.dtype)) for item in arg.items)
             elif param.default is not inspect.Parameter.empty:
                 continue
             else:

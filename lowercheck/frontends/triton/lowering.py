@@ -30,6 +30,7 @@ from lowercheck.frontends.base import (
     ScalarArg,
     SizeArg,
     TensorArg,
+    TupleArg,
     element_type,
     returned_variables,
 )
@@ -121,6 +122,10 @@ class _Builder:
         for pname, value in self.captured.inputs.items():
             if isinstance(value, torch.Tensor):
                 self.tensor_names.setdefault(id(_root(value)), pname)
+            elif isinstance(self.binding.args.get(pname), TupleArg):
+                for item, name in zip(value, self.binding.args[pname].item_names(pname), strict=True):
+                    if name is not None:
+                        self.tensor_names.setdefault(id(_root(item)), name)
         for index, value in enumerate(self.captured.returned):
             self.tensor_names.setdefault(id(_root(value)), f"return{index}")
 
@@ -198,6 +203,11 @@ class _Builder:
             if isinstance(arg, TensorArg):
                 params.append(ParamOp(pname, "buffer", self._role(pname), element_type(arg.dtype),
                                       [str(s) for s in arg.shape]))
+            elif isinstance(arg, TupleArg):  # a tuple's tensors, `res_0`, `res_1`, ...
+                for item, name in zip(arg.items, arg.item_names(pname), strict=True):
+                    if isinstance(item, TensorArg):
+                        params.append(ParamOp(name, "buffer", self._role(name), element_type(item.dtype),
+                                              [str(s) for s in item.shape]))
             elif isinstance(arg, SizeArg):
                 width = 64 if isinstance(value, int) and not -(2**31) <= value < 2**31 else 32
                 params.append(ParamOp(pname, "scalar", "size", IntegerType(width)))
