@@ -55,11 +55,16 @@ def set_target(name: str) -> None:
     os.environ[TARGET_ENV] = name
 
 
+def target_name() -> str:
+    """The `--gpu` name device queries answer as in this process (`set_target`)."""
+    return os.environ.get(TARGET_ENV, DEFAULT_TARGET)
+
+
 def target():
     """The CUDA target device queries answer as: `$LOWERCHECK_GPU` where it names a CUDA device."""
     from lowercheck.perf.targets import TARGETS
 
-    chosen = TARGETS.get(os.environ.get(TARGET_ENV, DEFAULT_TARGET))
+    chosen = TARGETS.get(target_name())
     return chosen if chosen is not None and chosen.sm is not None else TARGETS[DEFAULT_TARGET]
 
 

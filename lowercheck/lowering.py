@@ -95,16 +95,10 @@ _TENSOR_ATTRIBUTES = {"shape", "numel", "stride", "dtype", "device", "size", "di
                       "contiguous", "view", "reshape", "data_ptr", "element_size", "ndim"}
 
 
-def _function_def(path: str, entry: str):
-    """The `def entry(...)` of a Python file, or None (also for a file that does not parse: the
-    front end says why)."""
-    return function_def(path, entry)
-
-
 def defaulted_parameters(path: str, entry: str) -> set[str]:
     """The parameters of the Python function `entry` that have a default (`axis=-1`, `eps=1e-6`,
     `interpret=False`, a block size): the wrapper keeps its defaults unless the spec names them."""
-    func = _function_def(path, entry)
+    func = function_def(path, entry)
     if func is None:
         return set()
     positional = [*func.args.posonlyargs, *func.args.args]
@@ -118,7 +112,7 @@ def _parameter_kinds(path: str, entry: str) -> dict[str, str]:
     `int`), else how it is used (`x.shape`, `torch.empty_like(x)`: a tensor)."""
     import ast
 
-    func = _function_def(path, entry)
+    func = function_def(path, entry)
     if func is None:
         return {}
     kinds: dict[str, str] = {}
@@ -147,7 +141,7 @@ def _unpacked_shapes(path: str, entry: str) -> dict[str, tuple[str, ...]]:
     `n = b.size(1)` (b has at least 2 dimensions, the second is n; others get `b_size0`...)."""
     import ast
 
-    func = _function_def(path, entry)
+    func = function_def(path, entry)
     if func is None:
         return {}
     params = {a.arg for a in func.args.args}

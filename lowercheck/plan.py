@@ -51,7 +51,7 @@ def capturable_sizes(sides: Mapping[str, SideInfo], sweep: Sequence[Mapping[str,
             except UserCodeRaised as err:
                 first = first or err
                 raised = True
-                shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+                shown = _sizes_text(sizes)
                 found.append(Finding(
                     "LC902", f"the {name} raises for {shown} while lowercheck captures it: {err.message}",
                     side=name, location=err.location,

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from typing import Any
 
@@ -56,7 +57,7 @@ class Side:
     def entry(self) -> EntryOp:
         return next(op for op in self.module.ops if isinstance(op, EntryOp))
 
-    @property
+    @cached_property
     def host_written(self) -> frozenset[str]:
         """Outputs the entry computes with its own (host) operations, no kernel writing them: nothing
         of theirs for the access checks to check."""

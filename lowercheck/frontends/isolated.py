@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from xdsl.dialects.builtin import ModuleOp
 
-from lowercheck import cache
+from lowercheck import cache, cuda_on_cpu
 from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, user_frame
 
@@ -72,8 +72,6 @@ def _guarded(func, language: str, path: str, gpu: str, *args):
     (`cuda_on_cpu`); what the user's code raises to stop the process (SystemExit,
     KeyboardInterrupt) comes back as `UserCodeStopped` at the user's line, instead of crossing into
     the main process, where concurrent.futures would raise it again."""
-    from lowercheck import cuda_on_cpu
-
     cuda_on_cpu.set_target(gpu)
     try:
         return func(language, path, *args)
@@ -90,13 +88,6 @@ def _stop_text(err: BaseException) -> str:
     if isinstance(err, SystemExit):
         return f"called sys.exit({err.code!r})"
     return f"raised {type(err).__name__}"
-
-
-def _gpu() -> str:
-    """The target the user code's device queries answer as (a capture may depend on it)."""
-    from lowercheck import cuda_on_cpu
-
-    return os.environ.get(cuda_on_cpu.TARGET_ENV, cuda_on_cpu.DEFAULT_TARGET)
 
 
 def _entries(language: str, path: str) -> list[EntryCandidate]:
@@ -144,7 +135,8 @@ class IsolatedFrontend:
     def _key(self, path: str, *more: str) -> str:
         """A cache key of `path`'s content and of the path itself (as given and resolved): the IR's
         locations name the file, so a copy elsewhere is another file."""
-        return cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path), _gpu(), *more)
+        return cache.key(self.language, path, os.path.realpath(path), cache.source_digest(path),
+                         cuda_on_cpu.target_name(), *more)
 
     def warm_up(self, path: str) -> None:
         """Start the worker now unless `path` was lowered before (its imports then overlap ours)."""
@@ -164,7 +156,7 @@ class IsolatedFrontend:
         return self._pool
 
     def _call(self, func, path: str, *args, what: str):
-        future = self._start().submit(_guarded, func, self.language, path, _gpu(), *args)
+        future = self._start().submit(_guarded, func, self.language, path, cuda_on_cpu.target_name(), *args)
         done, _ = concurrent.futures.wait([future], timeout=self.timeout_s)
         if not done:
             self.close(kill=True)

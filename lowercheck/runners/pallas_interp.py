@@ -31,7 +31,7 @@ import numpy as np
 
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.poison import fill
-from lowercheck.runners.user_code import UserFailure, describe, import_user_file
+from lowercheck.runners.user_code import UserFailure, describe, import_user_file, pack_tuples
 
 
 def warm_up() -> None:
@@ -74,8 +74,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
             values[name] = value.item()
         else:
             values[name] = value
-    for name, items in (request.options.get("tuples") or {}).items():  # the spec's `items`: res_0, None, ...
-        values[name] = tuple(values[array] if array is not None else value for array, value in items)
+    pack_tuples(values, request.options.get("tuples"))
     with _interpreted(), _poisoned_outputs():
         module = import_user_file(request.path, first_line=True)
         entry = getattr(module, request.entry, None)

@@ -32,7 +32,7 @@ import numpy as np
 from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
 from lowercheck.runners.torch_arrays import numpy_view, to_numpy, to_torch
-from lowercheck.runners.user_code import UserFailure, describe, entry_callable, import_user_file
+from lowercheck.runners.user_code import UserFailure, describe, entry_callable, import_user_file, pack_tuples
 
 MAX_EVENTS = 256  # out-of-bounds events kept per run (one per access op and program at most)
 
@@ -105,8 +105,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
     if entry is None:
         raise UserFailure(f"{request.path}: no function `{request.entry}`")
     params = inspect.signature(entry).parameters
-    for name, items in (request.options.get("tuples") or {}).items():  # the spec's `items`: res_0, None, ...
-        values[name] = tuple(values[array] if array is not None else value for array, value in items)
+    pack_tuples(values, request.options.get("tuples"))
     kwargs = {k: v for k, v in values.items() if k in params}
 
     bounds = _Bounds(os.path.realpath(request.path))

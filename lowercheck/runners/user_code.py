@@ -98,6 +98,14 @@ def describe(err: BaseException, path: str, first_line: bool = False) -> str:
     return f"{where}: {type(cause).__name__}: {message}"
 
 
+def pack_tuples(values: dict, tuples: dict[str, list[list]] | None) -> None:
+    """Rebuild each tuple argument the spec gives item by item (`[args.res] items = [...]`) from its
+    arrays, passed as `res_0`, `res_1`, ..., and its values: `tuples` maps `res` to its items,
+    [array parameter, None] or [None, value] (`diff.SideInfo.tuples`)."""
+    for name, items in (tuples or {}).items():
+        values[name] = tuple(values[array] if array is not None else value for array, value in items)
+
+
 class FunctionContext:
     """What an autograd Function's `forward(ctx, ...)` or `backward(ctx, ...)` receives as `ctx`
     when lowercheck calls it as an entry: it keeps what the method saves and sets, and answers what

@@ -278,7 +278,8 @@ def _resolve(path: str | os.PathLike, entry: str | None) -> ci.Cursor:
             raise UserError(f"{path} has no host function that launches a kernel",
                             hint="add a launcher, e.g. `void launch(float* x, int n) { "
                                  "k<<<(n + 255) / 256, 256>>>(x, n); }`")
-        run = [n for n in names if n in parse.forward_calls(path)] if str(path).endswith(".py") else []
+        called = parse.forward_calls(path) if str(path).endswith(".py") else set()
+        run = [n for n in names if n in called]
         if len(run) == 1:  # the one a KernelBench file's `forward` calls
             return launchers[names.index(run[0])].fn
         raise UserError(f"{path} has several launchers: {', '.join(names)}",

@@ -64,10 +64,6 @@ class Capture:
     temps: list[Any] = field(default_factory=list)  # avals of temp0, temp1, ...
 
 
-def _items_of(tuples: dict[str, list[str | None]]) -> set[str]:
-    return {n for items in tuples.values() for n in items if n is not None}
-
-
 def capture(fn: Callable, path: str, binding: Binding) -> Capture:
     """Trace `fn` with arguments from `binding` (concrete sizes) and list its pallas_calls."""
     if binding.sizes is None:
@@ -103,13 +99,13 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
             raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
                             hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
     names = list(arrays)
+    items = {n for found in tuples.values() for n in found if n is not None}
 
     def traced(*given):
         named = dict(zip(names, given, strict=True))
-        packed = {p: tuple(named[n] if n is not None else v for n, v in zip(items, values[p], strict=True))
-                  for p, items in tuples.items()}
-        return fn(**{**values, **{n: a for n, a in named.items() if n in arrays and n not in _items_of(tuples)},
-                     **packed})
+        packed = {p: tuple(named[n] if n is not None else v for n, v in zip(found, values[p], strict=True))
+                  for p, found in tuples.items()}
+        return fn(**{**values, **{n: a for n, a in named.items() if n not in items}, **packed})
 
     try:
         closed = jax.make_jaxpr(traced)(*arrays.values())

@@ -50,14 +50,15 @@ class Capture:
     returned: list[Any]  # the wrapper's returned tensors, in order
     symbolic: bool
     names: dict[str, str] = field(default_factory=dict)  # torch symbol name -> size name
-    # Tensors the wrapper computed with torch operations (`dg.sum(0)`), not allocated (`torch.empty`).
-    computed: list[Any] = field(default_factory=list)
+    # Tensors the wrapper computed with torch operations (`dg.sum(0)`), not allocated (`torch.empty`),
+    # by identity (the map keeps them alive, so no id is reused).
+    computed: dict[int, Any] = field(default_factory=dict)
     # Whether each top-level item of the returned value is a tensor (`return y, rstd, BLOCK`).
     returned_items: list[bool] = field(default_factory=list)
     reads_data_at: str | None = None  # captured on real tensors with our values: where it reads them
 
     def is_computed(self, tensor: Any) -> bool:
-        return any(t is tensor for t in self.computed)
+        return self.computed.get(id(tensor)) is tensor
 
     def expr_of(self, value: Any) -> str:
         """An int-like captured value as an index expression over the size names."""
@@ -192,7 +193,7 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
                                 hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
 
     launches: list[Launch] = []
-    computed: list[Any] = []
+    computed: dict[int, Any] = {}
     with mode, _recording(launches, path), _size_aware_min_max(fn), _computed_tensors(computed):
         try:
             if kernel_grid is None:
@@ -233,7 +234,7 @@ _ALLOCATING = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_
 
 
 @contextlib.contextmanager
-def _computed_tensors(computed: list[Any]) -> Iterator[None]:
+def _computed_tensors(computed: dict[int, Any]) -> Iterator[None]:
     """Collect the tensors torch operations of the wrapper return (`da.sum()`, `x.to(dtype)`),
     besides the allocations: a returned one that no kernel receives is the wrapper's own result."""
     import torch
@@ -243,7 +244,7 @@ def _computed_tensors(computed: list[Any]) -> Iterator[None]:
         def __torch_function__(self, func, types, args=(), kwargs=None):
             result = func(*args, **(kwargs or {}))
             if getattr(func, "__name__", "") not in _ALLOCATING:
-                computed.extend(t for t in _flatten(result) if isinstance(t, torch.Tensor))
+                computed.update((id(t), t) for t in _flatten(result) if isinstance(t, torch.Tensor))
             return result
 
     with Computed():
