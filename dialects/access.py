@@ -24,8 +24,20 @@ lane of each dimension of its tile, outermost first ("" for a dimension of size 
 accesses can be compared position by position (the same position of two tiles is the same thread of
 the program: the exactly-once check, LC203).
 
-An access whose index could not be modelled is an `access.unmodelled` op with the reason: the
-static verdict is then inconclusive, never a silent pass.
+Two kinds of access are modelled only in part ("partly proved"), the rest of the kernel staying
+fully checked:
+- an access that happens only where a condition on loaded data holds (`if (x[i] > 0)`, a label
+  that is not `ignore_index`) keeps its index, domain and guard and adds `data_condition`, which
+  says what the condition comes from. Its bounds are checked as if the condition always held (a
+  superset of what it touches); it does not count as writing its buffer, so coverage and dependence
+  comparisons of that buffer are left to the runs.
+- an access whose index is computed from loaded data (an embedding lookup `table[ids[i]]`, a
+  gather, a page table) is an `access.indirect` op: buffer, kind, element type, and the `sources`
+  (read ids) the index comes from. The runs bounds-check it every time (the SIMT emulator and the
+  Triton runner record every out-of-bounds access: LC201).
+
+An access whose index could not be modelled at all is an `access.unmodelled` op with the reason:
+the static verdict is then inconclusive, never a silent pass.
 """
 
 from __future__ import annotations
@@ -93,6 +105,7 @@ class AccessOp(IRDLOperation):
     int32 = opt_prop_def(ArrayAttr[StringAttr])
     accumulation = opt_prop_def(ArrayAttr[StringAttr])
     lanes = opt_prop_def(ArrayAttr[StringAttr])  # a tile's lane per dimension, outermost first
+    data_condition = opt_prop_def(StringAttr)  # it happens only where this condition on loaded data holds
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -145,4 +158,28 @@ class UnmodelledOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
 
-Access = Dialect("access", [KernelOp, AccessOp, BufferOp, UnmodelledOp], [])
+@irdl_op_definition
+class IndirectOp(IRDLOperation):
+    """An access whose index comes from loaded data (`table[ids[i]]`): which buffer and how, and the
+    reads (`sources`) the index is computed from; bounds-checked by the runs, not statically."""
+
+    name = "access.indirect"
+    buffer = prop_def(StringAttr)
+    kind = prop_def(StringAttr)
+    space = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    sources = prop_def(ArrayAttr[StringAttr])
+    reason = prop_def(StringAttr)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        if self.kind.data not in KINDS:
+            raise VerifyException(f"access.indirect: kind must be one of {KINDS}")
+        if self.space.data not in SPACES:
+            raise VerifyException(f"access.indirect: space must be one of {SPACES}")
+        if not self.sources.data:
+            raise VerifyException("access.indirect: sources must name the reads the index comes from")
+
+
+Access = Dialect("access", [KernelOp, AccessOp, BufferOp, UnmodelledOp, IndirectOp], [])

@@ -25,7 +25,7 @@ from lowercheck.compare.tolerance import Policy, Tolerance, judge
 from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
-from lowercheck.judge import merge_shared, merge_unwritten
+from lowercheck.judge import indexed_by_data, merge_shared, merge_unwritten, outside_the_domain
 from lowercheck.plan import capturable_sizes
 from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
@@ -95,6 +95,9 @@ class SideInfo:
     lower_at: Callable[[Mapping[str, int]], ModuleOp] | None = None
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # per kernel, from ptxas
     fixed: dict[str, Any] = field(default_factory=dict)  # values passed as they are (the spec's `value`)
+    ranges: dict[str, tuple[str | int, str | int]] = field(default_factory=dict)  # the spec's `range` per input
+    # Index inputs' ranges inferred from what they index (`_index_ranges`): for the typical draws only.
+    index_ranges: dict[str, tuple[str | int, str | int]] = field(default_factory=dict)
     # A tuple parameter -> its items: [array parameter, None] or [None, value] (the spec's `items`).
     tuples: dict[str, list[list[Any]]] = field(default_factory=dict)
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
@@ -451,6 +454,7 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
     info.fixed = {n: a.value for n, a in (spec.args.items() if spec else ()) if a.fixed
                   and (n in scalars or isinstance(binding.args.get(n), ValueArg))}
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
+    info.ranges = {n: a.range for n, a in (spec.args.items() if spec else ()) if a.range is not None and n in info.roles}
     info.tuples = {n: [[item_name, None] if item_name is not None else [None, item.value]
                        for item, item_name in zip(a.items, a.item_names(n), strict=True)]
                    for n, a in binding.args.items() if isinstance(a, TupleArg)}
@@ -522,6 +526,10 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
+    indexed = indexed_by_data(source.accesses)  # buffers the source indexes with loaded data
+    _index_ranges(source, indexed, report.notes)
+    if not indexed:  # a PyTorch reference has no accesses: the kernel says what indexes what
+        _index_ranges(target, indexed_by_data(target.accesses), report.notes)
     flushes = any(s.language in FLUSHES_SUBNORMALS for s in (source, target))
     runs = _within_budget(plan_runs(sweep, options, flushes), sides, options, report.notes)
     if not runs:
@@ -573,6 +581,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         report.notes.append("baseline kernelbench: one size, torch.rand inputs in [0, 1), allclose with "
                             "atol = rtol = 1e-2, no static checks: what a KernelBench-style harness checks")
     seen: set[tuple] = set()
+    outside: list[str] = []  # the runs whose inputs are outside the source's domain
     for index, run in enumerate(runs):
         sizes = run.sizes
         src_result, tgt_result = results["source"][index], results["target"][index]
@@ -600,14 +609,53 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         record.oracle = oracle_kind if oracle is not None and oracle.error is None else None
         if record.status == "ok" and (src_result.oob or tgt_result.oob):
             record.status = "out of bounds"
+        if indexed and (set_aside := outside_the_domain(findings, src_result.oob, indexed, sizes, run.kind)):
+            findings = set_aside
+            record.status = "outside the domain"
+            outside.append(f"{', '.join(f'{k}={v}' for k, v in sizes.items())} ({run.kind})")
         report.runs.append(record)
         _add_run_findings(report, findings, seen)
+    if outside and len(outside) == len(runs):
+        report.findings.append(Finding(
+            "LC901", "no run's inputs were inside the source's domain: on every one the source indexes a buffer "
+                     "out of bounds with an index it loads, so the runs compared nothing",
+            evidence=str(Evidence.UNSUPPORTED), witness={"runs": outside},
+            hint="give the index inputs' values in the spec (`range = [0, \"ROWS\"]`)"))
+    elif outside:
+        report.notes.append(f"{len(outside)} of {len(runs)} runs had inputs outside the source's domain (it indexed "
+                            f"out of bounds with loaded indices) and judged nothing: {'; '.join(outside)}")
     if again is not None:
         findings = []
         for name, side in (("source", source), ("target", target)):
             first, second = results[name][again], results[name][-1]
             findings += dynamic.determinism_findings(name, first, second, runs[again].sizes)
         _add_run_findings(report, findings, seen)
+
+
+TYPICAL_DRAWS = ("normal", "uniform", "rand01")  # the input kinds an inferred index range applies to
+
+
+def _index_ranges(side: SideInfo, indexed: Mapping[str, list[str]], notes: list[str]) -> None:
+    """Integer inputs a side loads indices from (`ids` of `table[ids[i]]`) are drawn in [0, m) in the
+    typical runs (`TYPICAL_DRAWS`), m the smallest extent of the buffer they index, when it has a
+    known shape and the spec gives no `range`: valid whichever dimension they index (an embedding's
+    rows, a label's column). The other runs keep their draws (negative, large and extreme values: a
+    guard such as `ignore_index` or a histogram's range check is exercised); where the source then
+    indexes out of bounds, the run judges nothing (`judge.outside_the_domain`)."""
+    params = {p.pname: p for p in side.params()}
+    for buffer, index_inputs in indexed.items():
+        shape = [s.data for s in params[buffer].shape.data] if buffer in params else []
+        if not shape:
+            continue
+        bound = shape[0] if len(shape) == 1 else f"Min({', '.join(shape)})"
+        for name in index_inputs:
+            if name in side.ranges or name in side.index_ranges or name not in params \
+                    or not dtype_name(params[name]).startswith(("int", "uint")):
+                continue
+            side.index_ranges[name] = (0, bound)
+            notes.append(f"`{name}` holds indices into `{buffer}` [{', '.join(shape)}]: the {', '.join(TYPICAL_DRAWS)} "
+                         f"runs draw its values in [0, {bound}), the others as any integer input (give `range` "
+                         "in the spec for the values its callers pass)")
 
 
 def _rejected(findings: list[Finding]) -> bool:
@@ -765,6 +813,13 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
             value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
         else:
             value = _fresh(param, _concrete_shape(param, sizes), kind, seed)
+            bounds = source.ranges.get(name) or next(
+                (target.ranges[p] for p in reverse.get(name, ()) if p in target.ranges), None)
+            if bounds is None and kind in TYPICAL_DRAWS:
+                bounds = source.index_ranges.get(name) or next(
+                    (target.index_ranges[p] for p in reverse.get(name, ()) if p in target.index_ranges), None)
+            if bounds is not None:
+                value = _within(value, bounds, sizes)
             if name in zeroed:
                 value[...] = 0
             elif param.role.data == "out":
@@ -863,6 +918,15 @@ def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]
                             location_of(param), hint="give every size in [sizes]")
         shape.append(int(value))
     return tuple(shape)
+
+
+def _within(value: np.ndarray, bounds: tuple[str | int, str | int], sizes: Mapping[str, int]) -> np.ndarray:
+    """An integer input's values folded into the spec's `range = [lo, hi]` (lo <= v < hi), the
+    draw's pattern kept (an index table of a lookup: every id a valid row)."""
+    lo, hi = (int(symbolic.substitute(symbolic.parse(str(b)), sizes)) for b in bounds)
+    if hi <= lo:
+        return np.full_like(value, lo)
+    return (np.mod(value.astype(np.int64) - lo, hi - lo) + lo).astype(value.dtype)
 
 
 def _fresh(param: ParamOp, shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:

@@ -79,6 +79,7 @@ class Evidence(enum.StrEnum):
     OBSERVED = "observed in a run"  # a differential run or a runner's event showed it
     MEASURED = "measured"  # a tool's numbers (ptxas), a static estimate of traffic
     UNSUPPORTED = "unsupported"  # not modelled: the reason is in the message
+    PARTLY = "partly proved"  # proved except for accesses whose index or condition comes from loaded data
 
 
 CODES: dict[str, Code] = {}
@@ -138,6 +139,11 @@ def _lc201():
 
     Example: a Triton port without `mask=offs < n` reads past the end of `x` when n is not a multiple
     of BLOCK.
+
+    An access at an index computed from loaded data (`table[ids[i]]`) is checked by every run instead
+    ("partly proved"); the runs draw index inputs inside what they index, or in the spec's `range`.
+    Where the source itself indexes out of bounds with a loaded index, the run's inputs are outside its
+    domain: a warning, and that run judges neither side.
 
     Fix: guard the access (`mask=` in Triton, `if (i < n)` in CUDA)."""
 

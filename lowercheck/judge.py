@@ -14,6 +14,10 @@ Rules (each a function of its own, applied where the evidence is complete):
   unwritten (LC202: the isl sets equal, for all sizes or at the same sizes): one warning.
 - unwritten outputs (LC303, `compare/dynamic.py`): the same elements unwritten on both sides of a
   run: one warning; any element that only one side leaves is an error of that side.
+- `outside_the_domain` (per run, in `diff._differential`): the source itself went out of bounds on
+  a buffer it indexes with loaded data (`table[ids[i]]` with an id past the table): the run's
+  inputs are outside the source's domain (what its callers promise), so the run judges neither
+  side: one warning, the spec's `range` as the fix.
 """
 
 from __future__ import annotations
@@ -23,6 +27,46 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from lowercheck.findings import Finding, Severity
+
+
+def indexed_by_data(accesses) -> dict[str, list[str]]:
+    """{buffer: the buffers its indices are loaded from} for an access module's `access.indirect`
+    ops (`table` -> [`ids`] for `table[ids[i]]`)."""
+    from lowercheck.dialects.access import AccessOp, IndirectOp, KernelOp
+
+    found: dict[str, list[str]] = {}
+    if accesses is None:
+        return found
+    for kernel in (op for op in accesses.ops if isinstance(op, KernelOp)):
+        reads = {op.access_id.data: op.buffer.data for op in kernel.body.ops
+                 if isinstance(op, AccessOp) and op.space.data == "global"}
+        for op in kernel.body.ops:
+            if isinstance(op, IndirectOp):
+                inputs = found.setdefault(op.buffer.data, [])
+                for source in op.sources.data:
+                    name = reads.get(source.data.split("@")[0])
+                    if name is not None and name not in inputs:
+                        inputs.append(name)
+    return found
+
+
+def outside_the_domain(findings: list[Finding], oob_events, indexed: Mapping[str, list[str]],
+                       sizes: Mapping[str, int], kind: str) -> list[Finding] | None:
+    """The run's findings replaced by one warning when the source went out of bounds on a buffer it
+    indexes with loaded data (`indexed`: `indexed_by_data` of the source): None when it did not."""
+    event = next((e for e in oob_events if e.buffer in indexed), None)
+    if event is None:
+        return None
+    where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    by = ", ".join(f"`{b}`" for b in indexed[event.buffer]) or "loaded data"
+    judged = sorted({f.code for f in findings if f.level == Severity.ERROR and f.side == "target"})
+    return [Finding("LC201", f"the source itself indexes `{event.buffer}` out of bounds on the {kind} inputs at "
+                             f"{where} (index {event.index}, extent {event.extent}), with an index loaded from {by}: "
+                             "these inputs are outside its domain, so this run judges neither side"
+                             + (f" (the target's {', '.join(judged)} there set aside)" if judged else ""),
+                    severity=Severity.WARNING, side="source", buffer=event.buffer,
+                    witness={"sizes": dict(sizes), "inputs": kind, "index": event.index, "extent": event.extent},
+                    hint=f"give the values the callers pass: `range = [0, \"ROWS\"]` for {by} in the spec")]
 
 
 def merge_shared(findings: list[Finding], correspondence: Mapping[str, str]) -> list[Finding]:

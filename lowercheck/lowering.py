@@ -378,5 +378,6 @@ def _relations_text(module: ModuleOp, sizes: dict[str, int] | None) -> str:
         header = (f"// access relations for {', '.join(f'{k}={v}' for k, v in sizes.items())} "
                   f"(not quasi-affine in the sizes: {why})")
     lines = [header] + explain.describe_all(rel, triton)
+    lines += [f"// partly proved: {part}" for part in rel.partly_proved()]
     lines += [f"// not modelled: {u.buffer} ({u.location}): {u.reason}" for u in rel.unmodelled]
     return "\n".join(line if line.startswith("//") else f"//   {line}" for line in lines) + "\n"

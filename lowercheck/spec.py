@@ -7,6 +7,9 @@ n = [1, 1000, 4097]
 shape = ["n"]      # each entry a size name, an integer, or a product/sum of them ("2*half")
 dtype = "float32"  # optional: a typed side (CUDA) keeps its own; an untyped one is float32
 role = "in"        # in | out | inout: replaces what lowercheck infers from the code (said in a note)
+[args.ids]         # an integer input's values: lo <= v < hi in every run (indices into a table of v rows)
+shape = ["n"]
+range = [0, "v"]   # each bound an integer or a size expression
 [args.eps]         # a scalar the entry receives as given, in every run (never swept)
 value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `none = true`: None
 [args.res]         # a tuple of arrays (a custom_vjp backward's residuals): one table per item
@@ -40,6 +43,7 @@ class ArgSpec:
     fixed: bool = False  # `value = ...` or `none = true`: the entry receives `value` as is
     value: bool | int | float | str | tuple | None = None
     items: tuple[ArgSpec, ...] | None = None  # `items = [...]`: a tuple of these (arrays or values)
+    range: tuple[str | int, str | int] | None = None  # an integer input's values: lo <= v < hi
 
 
 @dataclass(frozen=True)
@@ -108,10 +112,12 @@ def load(path: str | None) -> Spec:
         role = entry.get("role")
         if role is not None and role not in ROLES:
             raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
-        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items"}
+        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items", "range"}
         if unknown_keys:
             raise UserError(f"[args.{name}] has unknown key(s) {', '.join(sorted(unknown_keys))}", where,
-                            hint="an argument has shape, dtype, role, a value (value = ..., none = true), or items")
+                            hint="an argument has shape, dtype, role, range, a value (value = ..., none = true), "
+                                 "or items")
+        value_range = _range(name, entry, sizes, where)
         if "items" in entry:
             args[name] = ArgSpec(items=_items(name, entry, sizes, where))
             continue
@@ -119,8 +125,31 @@ def load(path: str | None) -> Spec:
         if fixed and (shape is not None or role is not None):
             raise UserError(f"[args.{name}] gives both a value and a tensor's shape or role", where,
                             hint="a tensor has shape, dtype and role; a scalar has a value")
-        args[name] = ArgSpec(shape, dtype, role, fixed, value)
+        if value_range is not None and (fixed or (dtype is not None and not dtype.startswith(("int", "uint")))):
+            raise UserError(f"[args.{name}] range is for an integer tensor's values", where,
+                            hint='range = [0, "vocab"] with dtype = "int64"')
+        args[name] = ArgSpec(shape, dtype, role, fixed, value, range=value_range)
     return Spec(sizes, args, path)
+
+
+def _range(name: str, entry: dict, sizes: dict[str, list[int]], where: SourceLocation) -> tuple | None:
+    """`range = [lo, hi]`: each bound an integer or an expression of sizes (`"v"`, `"2*v"`)."""
+    if "range" not in entry:
+        return None
+    bounds = entry["range"]
+    hint = 'range = [0, "vocab"]: the values lo <= v < hi, each bound an integer or a size expression'
+    if not isinstance(bounds, list) or len(bounds) != 2 or not all(isinstance(b, (int, str)) for b in bounds):
+        raise UserError(f"[args.{name}] range must be a list of two bounds", where, hint=hint)
+    for b in bounds:
+        if isinstance(b, str):
+            if not _EXTENT.fullmatch(b):
+                raise UserError(f"[args.{name}] range bound `{b}` is not a size, an integer or a product/sum of them",
+                                where, hint=hint)
+            for used in _NAME.findall(b):
+                if used not in sizes:
+                    raise UserError(f"[args.{name}] range names `{used}`, which is not in [sizes]", where,
+                                    hint=f"add `{used} = [...]` to [sizes]")
+    return tuple(bounds)
 
 
 def _items(name: str, entry: dict, sizes: dict[str, list[int]], where: SourceLocation) -> tuple[ArgSpec, ...]:

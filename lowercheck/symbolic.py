@@ -39,7 +39,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _FUNCTIONS = {"floor": sympy.floor, "ceiling": sympy.ceiling, "Mod": sympy.Mod, "Min": sympy.Min,
               "Max": sympy.Max, "Eq": sympy.Eq, "Ne": sympy.Ne, "And": sympy.And, "Or": sympy.Or,
               "Not": sympy.Not, "true": sympy.true, "false": sympy.false, "True": sympy.true,
-              "False": sympy.false}
+              "False": sympy.false, "ITE": sympy.ITE, "Piecewise": sympy.Piecewise}
 
 
 def var(name: str) -> sympy.Symbol:
@@ -78,6 +78,8 @@ def parse(text: str) -> sympy.Basic:
     Cached: sympy's parser is slow, and IR repeats its expressions (sympy objects are immutable)."""
     local: dict[str, object] = dict(_FUNCTIONS)
     for name in _IDENT.findall(text):
+        if name in local:
+            continue
         if keyword.iskeyword(name) and name not in ("and", "or", "not"):
             # A C parameter may be called `in` or `lambda`: give Python another spelling.
             spelled = f"_kw_{name}_"
@@ -146,8 +148,32 @@ def _rational_coefficients(e: sympy.Basic) -> bool:
         if e.free_symbols else False
 
 
+def _without_cases(e: sympy.Basic) -> sympy.Basic:
+    """A condition with its case distinctions made logic: `x < Piecewise((a, c), (b, True))` (a
+    ternary's value) becomes `(c and x < a) or (not c and x < b)`, `ITE(c, p, q)` the same way."""
+    if isinstance(e, sympy.ITE):
+        c, p, q = e.args
+        return sympy.Or(sympy.And(c, p), sympy.And(sympy.Not(c), q))
+    if isinstance(e, sympy.Piecewise):  # boolean cases, in order: each holds where the earlier ones do not
+        terms, earlier = [], []
+        for value, cond in e.args:
+            terms.append(sympy.And(*[sympy.Not(c) for c in earlier], cond, value))
+            earlier.append(cond)
+        return sympy.Or(*terms)
+    folded = sympy.piecewise_fold(e)
+    if folded == e:
+        _fail(e)
+    return _without_cases(folded) if isinstance(folded, (sympy.Piecewise, sympy.ITE)) else folded
+
+
+def _has_cases(e: sympy.Basic) -> bool:
+    return isinstance(e, sympy.Basic) and e.has(sympy.Piecewise, sympy.ITE)
+
+
 class _Isl:
     def emit(self, e: sympy.Basic) -> str:
+        if isinstance(e, (sympy.Rel, sympy.ITE, sympy.Piecewise)) and _has_cases(e):
+            return self.emit(_without_cases(e))
         if e is sympy.true:
             return "0 = 0"
         if e is sympy.false:
@@ -165,6 +191,8 @@ class _Isl:
                 return self.emit(dual(*[sympy.Not(a) for a in inner.args], evaluate=False))
             if isinstance(inner, sympy.Not):
                 return self.emit(inner.args[0])
+            if _has_cases(inner):
+                return self.emit(sympy.Not(_without_cases(inner)))
             return _fail(e)
         if isinstance(e, sympy.Rel):
             if e.rel_op in ("<", "<=", ">", ">=") and _rational_coefficients(e.lhs - e.rhs):

@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from lowercheck import symbolic
-from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp, LaunchOp
 
 # ---------------------------------------------------------------------------------------------
@@ -81,6 +81,7 @@ class Pointer:
     element_type: Attribute | None = None
     space: str = "global"  # global | shared (one per block) | local (one per thread)
     unknown: str | None = None  # why the offset is not an index expression (the buffer is still known)
+    unknown_sources: frozenset[str] = frozenset()  # the reads an unknown offset was computed from
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,13 @@ Value = Opaque | Tile | Pointer | Descriptor
 
 
 class NotModelled(Exception):
-    """Raised inside a rule when a value cannot be expressed; becomes `access.unmodelled`."""
+    """Raised inside a rule when a value cannot be expressed; becomes `access.unmodelled`, or
+    `access.indirect` when what could not be expressed was computed from loaded data (`sources`:
+    the read ids it came from)."""
+
+    def __init__(self, why: str, sources: frozenset[str] = frozenset()):
+        super().__init__(why)
+        self.sources = frozenset(s for s in sources if s != MOVED)
 
 
 @dataclass
@@ -122,6 +129,11 @@ class State:
     alloc_counter: itertools.count = field(default_factory=itertools.count)
     access_dims: dict[str, tuple] = field(default_factory=dict)  # access id -> its lanes per dimension
     is_triton: bool = False
+    # The conditions lowercheck cannot express (on loaded data) that the current accesses happen under.
+    data_conditions: tuple[str, ...] = ()
+    # Whether the runs bounds-check every access (the SIMT emulator, the Triton runner): then an index
+    # computed from loaded data is an `access.indirect`; Pallas's interpreter clamps instead.
+    runs_check_bounds: bool = True
 
     def fresh_lane(self, start: sympy.Basic, end: sympy.Basic) -> sympy.Symbol:
         var = symbolic.lane(next(self.lane_counter))
@@ -174,7 +186,7 @@ def tile(state: State, value: SSAValue) -> Tile:
     if isinstance(v, Tile):
         return v
     if isinstance(v, Opaque):
-        raise NotModelled(v.why)
+        raise NotModelled(v.why, v.sources)
     raise NotModelled("a pointer used as an integer")
 
 
@@ -229,6 +241,11 @@ def unify_narrow(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[s
 
 
 _NARROWING = ("arith.addi", "arith.subi", "arith.muli", "arith.shli")  # int ops that can wrap
+
+
+def _is_i1(value: SSAValue) -> bool:
+    t = value.type
+    return t.__class__.__name__ == "IntegerType" and t.width.data == 1
 
 
 def _is_i32(value: SSAValue) -> bool:
@@ -305,19 +322,42 @@ _INT_BINARY: dict[str, Callable[..., sympy.Basic]] = {
     "arith.remui": _mod,
     "arith.maxsi": sympy.Max, "arith.maxui": sympy.Max,
     "arith.minsi": sympy.Min, "arith.minui": sympy.Min,
-    "arith.andi": lambda a, b: sympy.And(a, b) if _is_condition(a) else _bitand(a, b),
-    "arith.ori": lambda a, b: sympy.Or(a, b) if _is_condition(a) else _fail("bitwise or"),
-    "arith.xori": lambda a, b: sympy.Xor(a, b) if _is_condition(a) else _fail("bitwise xor"),
-    "arith.shli": lambda a, b: a * 2**b if b.is_Integer else _fail("shift by a variable"),
-    "arith.shrsi": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
-    "arith.shrui": lambda a, b: sympy.floor(a / 2**b) if b.is_Integer else _fail("shift by a variable"),
+    "arith.andi": lambda a, b: _logical(sympy.And, a, b) if _is_condition(a) or _is_condition(b) else _bitand(a, b),
+    "arith.ori": lambda a, b: _logical(sympy.Or, a, b) if _is_condition(a) or _is_condition(b) else _fail("bitwise or"),
+    "arith.xori": lambda a, b: _logical(sympy.Xor, a, b) if _is_condition(a) or _is_condition(b)
+    else _fail("bitwise xor"),
+    "arith.shli": lambda a, b: a * 2**_shift(b),
+    "arith.shrsi": lambda a, b: sympy.floor(a / 2**_shift(b)),
+    "arith.shrui": lambda a, b: sympy.floor(a / 2**_shift(b)),
 }
+
+
+def _shift(b: sympy.Basic) -> sympy.Basic:
+    """A shift amount: a constant, or an expression of sizes only (`hidden >> merge_count`: a number
+    once the sizes are fixed, so the index is checked per swept size). One that varies between work
+    items or trips is not modelled."""
+    if b.is_Integer:
+        return b
+    if b.free_symbols and all(symbolic.tag_of(v) is symbolic.Tag.PARAM for v in b.free_symbols):
+        return b
+    raise ValueError("shift by a variable is not an index operation")
 
 
 def _is_condition(e: sympy.Basic) -> bool:
     """An i1 value: a relation, a boolean constant or a combination of them (not an integer symbol)."""
     return isinstance(e, (sympy.logic.boolalg.BooleanAtom, sympy.Rel, sympy.And, sympy.Or, sympy.Not,
                           sympy.Xor))
+
+
+def _as_condition(e: sympy.Basic) -> sympy.Basic:
+    """An i1 value that is an integer expression (a `bool` kernel parameter, C's `bool` widened and
+    cut back): true where it is not zero."""
+    return e if _is_condition(e) else sympy.Ne(e, 0)
+
+
+def _logical(combine, a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    """`&&`, `||`, `^` on i1 values, one of which may be a `bool` parameter (`flag && i < n`)."""
+    return combine(_as_condition(a), _as_condition(b))
 
 
 def _bitand(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
@@ -579,7 +619,8 @@ def _addptr(op: Operation, st: State) -> None:
         st.values[op.results[0]] = Opaque("pointer arithmetic on an unknown pointer")
         return
     if not isinstance(off, Tile):
-        st.values[op.results[0]] = replace(ptr, unknown=getattr(off, "why", "an opaque offset"))
+        st.values[op.results[0]] = replace(ptr, unknown=getattr(off, "why", "an opaque offset"),
+                                           unknown_sources=sources_of(off))
         return
     if ptr.unknown is not None:
         st.values[op.results[0]] = ptr
@@ -605,7 +646,7 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         if not isinstance(ptr, Pointer):
             raise NotModelled(getattr(ptr, "why", "unknown pointer"))
         if ptr.unknown is not None:
-            raise NotModelled(ptr.unknown)
+            raise NotModelled(ptr.unknown, ptr.unknown_sources)
         offset = index if index is not None else ptr.offset
         tiles = [offset]
         if mask is not None:
@@ -656,14 +697,29 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             properties["accumulation"] = ArrayAttr([StringAttr(a) for a in sorted(accum)])
         if st.is_triton and dims:  # which lane is which dimension: tiles compared position by position
             properties["lanes"] = ArrayAttr([StringAttr(str(d) if d is not None else "") for d in dims])
+        if st.data_conditions:
+            properties["data_condition"] = StringAttr("; ".join(dict.fromkeys(st.data_conditions)))
         st.out.append(AccessOp.build(properties=properties))
         st.out[-1].location = op.location
         return access_id
     except NotModelled as why:
-        st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr(buffer),
-                                                     "reason": StringAttr(str(why))}))
-        st.out[-1].location = op.location
+        element = element_type or (ptr.element_type if isinstance(ptr, Pointer) else None)
+        _not_modelled(op, st, buffer, kind, element, why, ptr.space if isinstance(ptr, Pointer) else "global")
         return None
+
+
+def _not_modelled(op: Operation, st: State, buffer: str, kind: str, element_type: Attribute | None,
+                  why: NotModelled, space: str = "global") -> None:
+    """An access whose index lowercheck cannot express: `access.indirect` when the index is computed
+    from loaded data into a known buffer and the runs bounds-check it, else `access.unmodelled`."""
+    if why.sources and buffer != "?" and element_type is not None and st.runs_check_bounds:
+        st.out.append(IndirectOp.build(properties={
+            "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(space),
+            "element_type": element_type, "sources": ArrayAttr([StringAttr(s) for s in sorted(why.sources)]),
+            "reason": StringAttr(f"an index computed from loaded data ({why})")}))
+    else:
+        st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr(buffer), "reason": StringAttr(str(why))}))
+    st.out[-1].location = op.location
 
 
 def _triton_fastest(index: sympy.Basic, lanes: Sequence[sympy.Symbol]) -> str:
@@ -880,13 +936,9 @@ def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
     try:
         index = _flat_index(st, memref, indices)
     except NotModelled as why:
-        index = None
         ptr = st.get(memref)
-        st.values[memref] = ptr
-        st.out.append(UnmodelledOp.build(properties={
-            "buffer": StringAttr(ptr.buffer if isinstance(ptr, Pointer) else "?"),
-            "reason": StringAttr(str(why))}))
-        st.out[-1].location = op.location
+        _not_modelled(op, st, ptr.buffer if isinstance(ptr, Pointer) else "?", kind,
+                      memref.type.element_type, why, ptr.space if isinstance(ptr, Pointer) else "global")
         return None
     ptr = st.get(memref)
     if isinstance(ptr, Pointer):
@@ -1015,19 +1067,13 @@ def _scf_if(op: Operation, st: State) -> None:
         if region is None or not region.blocks:
             branch_results.append(None)
             continue
-        saved = st.guard
-        emitted = len(st.out)
+        saved, saved_conditions = st.guard, st.data_conditions
         if c is not None:
             st.guard = saved + (c,)
+        else:  # accesses under a condition on loaded data: each says so (`data_condition`)
+            st.data_conditions = saved_conditions + (_condition_text(cond, op),)
         branch_results.append(_run_block(region.blocks[0], st))
-        st.guard = saved
-        if c is None and len(st.out) > emitted:
-            # Accesses under a data-dependent condition: when they happen is not modelled. A branch
-            # without accesses only selects a value (merged below, with the condition's sources).
-            unmodelled = UnmodelledOp.build(properties={
-                "buffer": StringAttr("?"), "reason": StringAttr("a condition on an opaque value")})
-            unmodelled.location = op.location
-            st.out.insert(emitted, unmodelled)
+        st.guard, st.data_conditions = saved, saved_conditions
     then_vals, else_vals = branch_results
     for i, result in enumerate(op.results):
         a = then_vals[i] if then_vals else None
@@ -1040,6 +1086,16 @@ def _scf_if(op: Operation, st: State) -> None:
             deciding = () if cexpr is not None else (cond,)  # the chosen value depends on the condition
             st.values[result] = Opaque("a value merged from two branches", sources_of(*merged, *deciding),
                                        accum=accum_of(*merged))
+
+
+def _condition_text(cond: Value, op: Operation) -> str:
+    """What an access's `data_condition` says: the reads the condition comes from, and where it is."""
+    sources = sorted(s for s in sources_of(cond) if s != MOVED)
+    loc = op.location
+    where = (f" at line {loc.line.data}" if type(loc).__name__ == "FileLineColLoc" else "")
+    if sources:
+        return f"a condition on loaded values ({', '.join(sources)}){where}"
+    return f"a condition lowercheck does not express ({getattr(cond, 'why', 'unknown')}){where}"
 
 
 @rule("scf.for")
@@ -1201,7 +1257,8 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
     grid = [symbolic.parse(g) for g in launch.grid_exprs]
     block = [symbolic.parse(b) for b in launch.block_exprs] or [sympy.Integer(1)] * 3
     block = block + [sympy.Integer(1)] * (3 - len(block))
-    st = State(launch=launch, grid=grid, block=block, is_triton=func.name == "tt.func")
+    st = State(launch=launch, grid=grid, block=block, is_triton=func.name == "tt.func",
+               runs_check_bounds=entry.language.data in ("cuda", "triton"))
     body = func.regions[0].blocks[0]
     for arg, text in zip(body.args, launch.arg_exprs, strict=False):
         param = entry.param(text)
@@ -1212,7 +1269,8 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
             st.values[arg] = Pointer(text, Tile(sympy.Integer(0)), element)
         else:
             try:
-                st.values[arg] = Tile(symbolic.parse(text))
+                value = symbolic.parse(text)
+                st.values[arg] = Tile(_as_condition(value) if _is_i1(arg) else value)
             except ValueError:
                 st.values[arg] = Opaque(f"argument `{text}`")
     if not st.is_triton:

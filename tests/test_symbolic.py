@@ -102,3 +102,31 @@ def test_negations_and_rational_bounds_are_written_for_isl() -> None:
     space = isl.Set(f"{{ [GRID0] : GRID0 >= 0 and {symbolic.to_isl(condition)} }}")
     assert space == isl.Set("{ [GRID0] : 0 <= GRID0 <= 127 }")
     assert isl.Set(f"{{ [GRID0] : {symbolic.to_isl(sympy.Lt(g / 3, 5))} }}") == isl.Set("{ [GRID0] : GRID0 <= 14 }")
+
+
+def test_a_ternary_in_a_bound_or_an_index_becomes_cases_for_isl() -> None:
+    """A loop bound that is a ternary (`i < (tid < rem ? q + 1 : q)`, DeepSpeed's LayerNorm) and a
+    modulus chosen by one (`lane % (n < 128 ? 64 : 128)`) read back from the IR and become a
+    disjunction of cases in isl; `ITE` (what sympy makes of a boolean ternary) and `True` as the last
+    case's condition read back too."""
+    import islpy as isl
+    import sympy
+
+    bound = symbolic.parse("SEQ1 < Piecewise((floor(n/4) + 1, n > LANE0 + 4*floor(n/4)), (floor(n/4), True))")
+    assert symbolic.parse(symbolic.format(bound)) == bound
+    trips = isl.Set(f"[n] -> {{ [LANE0, SEQ1] : 0 <= LANE0 < 4 and SEQ1 >= 0 and ({symbolic.to_isl(bound)}) }}")
+    # For n = 6: lanes 0 and 1 take two trips, lanes 2 and 3 one.
+    at_six = trips.fix_val(isl.dim_type.param, 0, isl.Val("6"))
+    assert at_six == isl.Set("[n] -> { [LANE0, SEQ1] : n = 6 and ((0 <= LANE0 <= 1 and 0 <= SEQ1 <= 1) or "
+                             "(2 <= LANE0 <= 3 and SEQ1 = 0)) }")
+    index = symbolic.parse("Mod(LANE0, Piecewise((64, n < 128), (128, True)))")
+    text = symbolic.to_isl(sympy.Eq(sympy.Symbol("i0"), index, evaluate=False))
+    cases = isl.Set(f"[n] -> {{ [LANE0, i0] : 0 <= LANE0 < 256 and ({text}) }}")
+    assert cases.fix_val(isl.dim_type.param, 0, isl.Val("200")) == isl.Set(
+        "[n] -> { [LANE0, i0] : n = 200 and 0 <= LANE0 < 256 and i0 = LANE0 mod 128 }")
+    chosen = symbolic.parse("ITE(Eq(flag, 0), x < 3, x < 5)")
+    assert symbolic.parse(symbolic.format(chosen)) == chosen
+    assert isl.Set(f"[flag] -> {{ [x] : 0 <= x and ({symbolic.to_isl(chosen)}) }}").fix_val(
+        isl.dim_type.param, 0, isl.Val("1")) == isl.Set("[flag] -> { [x] : flag = 1 and 0 <= x <= 4 }")
+    assert isl.Set(f"[flag] -> {{ [x] : 0 <= x < 9 and ({symbolic.to_isl(sympy.Not(chosen))}) }}").fix_val(
+        isl.dim_type.param, 0, isl.Val("0")) == isl.Set("[flag] -> { [x] : flag = 0 and 3 <= x <= 8 }")

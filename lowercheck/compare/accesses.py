@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lowercheck import symbolic
 from lowercheck.compare import coordinates
 from lowercheck.dialects._expr import strings
-from lowercheck.dialects.access import AccessOp, BufferOp, KernelOp, UnmodelledOp
+from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.errors import SourceLocation
 
@@ -65,12 +65,45 @@ class Access:
     def id(self) -> str:
         return self.op.access_id.data
 
+    @property
+    def data_condition(self) -> str | None:
+        """The condition on loaded data it happens under (it may not happen at all), if any."""
+        return self.op.data_condition.data if self.op.data_condition is not None else None
+
 
 @dataclass(frozen=True)
 class Unmodelled:
     buffer: str
     reason: str
     location: SourceLocation | None
+
+
+@dataclass(frozen=True)
+class Indirect:
+    """An access at an index computed from loaded data: bounds-checked by the runs only."""
+
+    buffer: str  # a shared or local one by its per-launch name, as `Access.buffer`
+    kind: str
+    reason: str
+    location: SourceLocation | None
+    space: str = "global"
+
+
+@dataclass(frozen=True)
+class PartlyProved:
+    """A buffer's accesses of one kind that the static checks leave to the runs: at an index from
+    loaded data (`how` = "index"), or writes under a condition on it ("condition")."""
+
+    buffer: str
+    kind: str
+    how: str
+    location: SourceLocation | None
+    condition: str | None = None
+
+    def __str__(self) -> str:
+        what = (f"{self.kind} at an index computed from loaded data" if self.how == "index"
+                else f"{self.kind} under {self.condition}")
+        return f"`{self.buffer}`: {what}" + (f" ({self.location})" if self.location else "")
 
 
 @dataclass
@@ -84,6 +117,19 @@ class Relations:
     params: list[str]
     # Buffers the kernels allocate (shared, local), by their per-launch name: (space, shape).
     allocated: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    indirect: list[Indirect] = field(default_factory=list)
+
+    def partly_proved(self) -> list[PartlyProved]:
+        """What the static checks leave to the runs, one per buffer and kind: its accesses at indices
+        from loaded data, its writes under conditions on loaded data."""
+        found: dict[tuple[str, str], PartlyProved] = {}
+        for i in self.indirect:
+            found.setdefault((i.buffer, i.kind), PartlyProved(i.buffer, i.kind, "index", i.location))
+        for a in self.accesses:
+            if a.data_condition and a.kind != "read" and a.space == "global":
+                found.setdefault((a.buffer, a.kind), PartlyProved(a.buffer, a.kind, "condition", a.location,
+                                                                  a.data_condition))
+        return list(found.values())
 
     def of(self, buffer: str, *kinds: str) -> list[Access]:
         return [a for a in self.accesses if a.buffer == buffer and (not kinds or a.kind in kinds)]
@@ -136,6 +182,7 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
     params = sorted(size_names) if sizes is None else []
     accesses: list[Access] = []
     unmodelled: list[Unmodelled] = []
+    indirect: list[Indirect] = []
     allocated: dict[str, tuple[str, list[str]]] = {}
     kernel_index = 0
     for kernel in module.ops:
@@ -150,6 +197,10 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
             if isinstance(op, UnmodelledOp):
                 unmodelled.append(Unmodelled(op.buffer.data, op.reason.data, location_of(op)))
                 continue
+            if isinstance(op, IndirectOp):
+                name = op.buffer.data if op.space.data == "global" else allocated_name(kernel_index, op.buffer.data)
+                indirect.append(Indirect(name, op.kind.data, op.reason.data, location_of(op), op.space.data))
+                continue
             if not isinstance(op, AccessOp):
                 continue
             shape = shapes.get(op.buffer.data) if op.space.data == "global" else None
@@ -163,7 +214,8 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
             accesses.append(Access(kernel_index, kernel.callee.root_reference.data, op, relation,
                                    index, location_of(op), chosen.exprs, chosen.how, kernel.ordered_axes))
         kernel_index += 1
-    return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params, allocated)
+    return Relations(entry, accesses, unmodelled, dict(sizes) if sizes is not None else None, params, allocated,
+                     indirect)
 
 
 def block_of(entry: EntryOp, kernel: int, sizes) -> list[sympy.Basic]:
@@ -293,10 +345,12 @@ def _map_text(kernel: int, op: AccessOp, coords: Sequence[sympy.Basic], grid: li
     dims = dims[:3] + sorted(dims[3:], key=_var_order)
     buffer = op.buffer.data if space == "global" else allocated_name(kernel, op.buffer.data)
     out = [f"o_{d}" for d in owner] + [f"i{j}" for j in range(len(coords))]
-    parts = [f"i{j} = {symbolic.to_isl(c)}" for j, c in enumerate(coords)] + [f"o_{d} = {d}" for d in owner]
+    parts = [symbolic.to_isl(sympy.Eq(sympy.Symbol(f"i{j}"), c, evaluate=False)) for j, c in enumerate(coords)]
+    parts += [f"o_{d} = {d}" for d in owner]
     if space == "local":  # a thread's position inside its block ranges over the block
         parts += [f"0 <= {d} < {symbolic.to_isl(b)}" for d, b in zip(("LANE0", "LANE1", "LANE2"), block, strict=True)]
-    parts += [f"0 <= GRID{d} < {symbolic.to_isl(g)}" for d, g in enumerate(grid)]
+    parts += [f"0 <= GRID{d} and ({symbolic.to_isl(sympy.Lt(symbolic.grid(d), g, evaluate=False))})"
+              for d, g in enumerate(grid)]
     parts += [f"GRID{d[len('GRID'):]} = {v}" for d, v in (program or {}).items()]
     parts += [f"{d} >= 0" for d in dims]  # tagged variables are non-negative by definition
     parts += [symbolic.to_isl(c) for c in constraints if c is not sympy.true]

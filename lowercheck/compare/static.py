@@ -24,6 +24,7 @@ from lowercheck import symbolic
 from lowercheck.compare import explain
 from lowercheck.compare.accesses import (
     Access,
+    PartlyProved,
     Relations,
     block_of,
     build,
@@ -80,6 +81,8 @@ class StaticResult:
     checks: list[CheckVerdict] = field(default_factory=list)
     swept_sizes: list[dict[str, int]] = field(default_factory=list)  # where the range checks ran
     unscheduled: str | None = None  # the side that is a PyTorch reference (no accesses to compare)
+    # Per side, the buffers whose accesses are only partly proved (indices or writes from loaded data).
+    partly_proved: dict[str, list[PartlyProved]] = field(default_factory=dict)
 
 
 # isl operations the static checks of one comparison may take (about 80 s on the 2-core machine kind
@@ -169,6 +172,9 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         for rel, side in rels:
             if side.scheduled:
                 findings += _check_side(rel, side)
+            for line in rel.partly_proved():
+                if line not in result.partly_proved.setdefault(side.name, []):
+                    result.partly_proved[side.name].append(line)
         notes: list[str] = []
         if reference is None:
             findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes)
@@ -180,6 +186,10 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                 result.findings.append(f)
     if any(f.code == "LC901" for f in result.findings):
         result.strength = Evidence.UNSUPPORTED
+    for side, parts in result.partly_proved.items():
+        result.notes.append(f"partly proved ({side}): " + "; ".join(map(str, parts)) + ". The runs bounds-check these "
+                            "accesses and compare the values; coverage and dependences of these buffers are not "
+                            "compared statically; every other access is checked as usual")
     # Type checks: integer index ranges at every swept size (LC209), accumulation types (LC305).
     concrete = per_binding if per_binding[0][0][0].sizes is not None else \
         [[(build(s.module, b, size_names, s.extents), s) for s in (source, target)] for b in sweep]
@@ -248,6 +258,9 @@ def _check_verdicts(result: StaticResult) -> list[CheckVerdict]:
         elif unmodelled:
             verdicts.append(CheckVerdict(code, title, str(Evidence.UNSUPPORTED),
                                          f"{len(unmodelled)} access(es) not modelled: " + unmodelled[0].message))
+        elif code in ("LC201", "LC202", "LC204") and (where := _partly(result, code)):
+            verdicts.append(CheckVerdict(code, title, str(Evidence.PARTLY), f"{result.strength}, except {where} "
+                                         "(indices or writes from loaded data: checked by the runs)"))
         elif code == "LC204" and any("not exact" in n or "not compared" in n for n in result.notes):
             verdicts.append(CheckVerdict(code, title, "not compared",
                                          next(n for n in result.notes if "not exact" in n or "not compared" in n)))
@@ -259,6 +272,19 @@ def _check_verdicts(result: StaticResult) -> list[CheckVerdict]:
                 "sizes: " + "; ".join(", ".join(f"{k}={v}" for k, v in b.items()) for b in result.swept)
             verdicts.append(CheckVerdict(code, title, str(result.strength), detail))
     return verdicts
+
+
+def _partly(result: StaticResult, code: str) -> str:
+    """The buffers a check leaves to the runs, per side: for bounds (LC201) those at indices from
+    loaded data (a write under a condition on data is bounds-checked as if it always happened), for
+    coverage (LC202) the written ones, for dependences (LC204) all."""
+    sides = []
+    for side, parts in result.partly_proved.items():
+        buffers = [f"`{p.buffer}`" for p in parts
+                   if (code != "LC201" or p.how == "index") and (code != "LC202" or p.kind != "read")]
+        if buffers:
+            sides.append(f"{side}: {', '.join(dict.fromkeys(buffers))}")
+    return "; ".join(sides)
 
 
 def _sizes_of(w: dict[str, int] | None, rel: Relations) -> dict[str, int]:
@@ -535,9 +561,13 @@ def element_text(buffer: str, index: int | list[int] | None) -> str:
 
 
 def uncertain(rel: Relations, buffer: str) -> bool:
-    """An access to `buffer` (or to a buffer lowercheck could not name) was not modelled: what the
-    modelled ones cover, or compute from, is not the whole story (LC901 says so)."""
-    return any(u.buffer in (buffer, "?") for u in rel.unmodelled)
+    """What the modelled accesses of `buffer` cover, or compute from, is not the whole story: an
+    access to it (or to a buffer lowercheck could not name) was not modelled (LC901 says so), one
+    takes its index from loaded data, or a write to it happens only where loaded data says so (both
+    "partly proved": the runs check them)."""
+    return (any(u.buffer in (buffer, "?") for u in rel.unmodelled)
+            or any(i.buffer == buffer for i in rel.indirect)
+            or any(a.data_condition and a.kind != "read" for a in rel.of(buffer)))
 
 
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
@@ -826,6 +856,8 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
         if read.buffer == inp:
             part = aligned
         elif read.space != "global":  # through a shared/local buffer: who wrote what was read
+            if any(i.buffer == read.buffer and i.kind != "read" for i in rel.indirect):
+                raise _Inexact(read.buffer)  # written at indices from loaded data: who wrote what is unknown
             if not _feeds(rel, read.buffer, acc.kernel, inp):
                 continue  # nothing stored there comes from `inp`: its cycles do not matter here
             part = None

@@ -78,7 +78,9 @@ def _expanded(source: str) -> str:
             for param, arg in zip(params, args, strict=True):
                 out = re.sub(rf"#\s*\b{re.escape(param)}\b", f'"{arg}"', out)
                 out = re.sub(rf"\b{re.escape(param)}\b", arg, out)
-            expansions.append(re.sub(r"\s*##\s*", "", out))
+            # Each use ends its statement: a macro whose body has no `;` (the use writes it) must not
+            # run into the next expansion.
+            expansions.append(re.sub(r"\s*##\s*", "", out) + ";")
     code = re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)  # a macro's body is no instantiation itself
     return code + "\n" + "\n".join(expansions)
 

@@ -466,6 +466,8 @@ class KernelLowering:
                 del self.env[key]
         if ret.kind == "void":
             return Undef(ct.VOID), ct.VOID
+        if ret.kind == "vec":  # a helper returning a float4 or a pair of halves: its lanes
+            return (result if isinstance(result, Packed) else self.vec(result, ret, call)), ret
         return self.scalar(result, call) if not isinstance(result, (Ptr, Address)) else result, ret
 
     # -------------------------------------------------------- statements
@@ -875,9 +877,12 @@ class KernelLowering:
         init, cond, inc, body = self._for_parts(s)
         counted = self._counted(init, cond, inc, body)
         if counted is not None:
-            return self._scf_for(s, *counted, body)
+            return self._scf_for(s, *counted, [body])
         if init is not None:
             self.stmt(init)
+        counted = self._counted_variable(cond, inc, [body], body)
+        if counted is not None:  # `for (; i < n; i += s)` over a variable declared before
+            return self._scf_for(s, counted[0], None, *counted[1:], [body])
         return self._while(s, cond, body, inc)
 
     def _counted(self, init, cond, inc, body):
@@ -905,6 +910,36 @@ class KernelLowering:
         if step is None:
             return None
         return var, inits[-1], rhs, c.binary_operator == B.LE, step
+
+    def _counted_variable(self, cond, inc, stmts: list[ci.Cursor], body: ci.Cursor):
+        """(var, upper bound, inclusive, step) when a loop over a variable declared before it is
+        counted: `while (i < n) { ...; i += s; }` (`inc` the body's last statement, `stmts` the
+        others) or `for (; i < n; i += s)`, with `i` a local or parameter that nothing else in the
+        loop assigns, `n` and `s` invariant and `s` positive, and no break, continue or return."""
+        if cond is None or inc is None:
+            return None
+        c = _strip(cond)
+        if c.kind != K.BINARY_OPERATOR or c.binary_operator not in (B.LT, B.LE):
+            return None
+        lhs, rhs = children(c)
+        ref = _strip(lhs)
+        if ref.kind != K.DECL_REF_EXPR or ref.referenced is None \
+                or ref.referenced.kind not in (K.VAR_DECL, K.PARM_DECL) or _is_shared(ref.referenced):
+            return None
+        var = ref.referenced
+        key = decl_key(var)
+        t = ct.from_clang(var.type)
+        if t is None or t.kind != "int" or key in self.cells or not isinstance(self.env.get(key), SSAValue):
+            return None
+        if key in self._assigned(stmts) or _returns(body) or _breaks(body) \
+                or any(k.kind == K.CONTINUE_STMT for k in _walk_loop(body)):
+            return None
+        if not self._invariant(rhs, body, inc, key):
+            return None
+        step = self._step(inc, key, body)
+        if step is None:
+            return None
+        return var, rhs, c.binary_operator == B.LE, step
 
     @staticmethod
     def _refers_to(cursor: ci.Cursor, key: tuple[int, int]) -> bool:
@@ -999,10 +1034,15 @@ class KernelLowering:
             return self._positive(children(c)[-1], depth)
         return False
 
-    def _scf_for(self, s, var, init, bound, inclusive, step, body) -> None:
+    def _scf_for(self, s, var, init, bound, inclusive, step, body: list[ci.Cursor]) -> None:
+        """`scf.for` over `var` from `init` (None: the value `var` has, a variable declared before
+        the loop, which then ends at the first value past the bound) by `step` while below `bound`."""
         t = self.ctype(var.type, var)
-        lo, lo_t = self.expr(init)
-        lo = self.to_index(self.scalar(self.convert(lo, lo_t, t, init), init), t, init)
+        if init is None:
+            lo = self.to_index(self.scalar(self.env[decl_key(var)], s), t, s)
+        else:
+            lo, lo_t = self.expr(init)
+            lo = self.to_index(self.scalar(self.convert(lo, lo_t, t, init), init), t, init)
         hi_v, hi_t = self.expr(bound)
         hi = self.to_index(self.scalar(hi_v, bound), hi_t, bound)
         if inclusive:
@@ -1012,7 +1052,7 @@ class KernelLowering:
         else:
             sv, st_t = self.expr(step)
             st = self.to_index(self.scalar(sv, step), st_t, step)
-        carried = self._carried([body], s)
+        carried = self._carried(body, s)
         outer = self.env
         block = self._loop_block([IndexType()] + self._flat_types(carried), s)
         saved = self.block
@@ -1022,7 +1062,7 @@ class KernelLowering:
         self.bind(var, iv, t)
         self.frames[-1].loop_depth += 1
         self.frames[-1].breaks.append(None)  # a counted loop has no `break` (else it is a while)
-        self.seq([body])
+        self.seq(body)
         self.frames[-1].breaks.pop()
         self.frames[-1].loop_depth -= 1
         values = self._yield_values(block, self.env, carried, s)
@@ -1032,6 +1072,12 @@ class KernelLowering:
         self.emit(op, s)
         self.env = dict(outer)
         self._bind_flat(carried, list(op.results))
+        if init is None:  # the variable lives on: lo + max(0, ceil((hi - lo) / st)) * st
+            span = self.emit1(arith.SubiOp(hi, lo), s)
+            up = self.emit1(arith.SubiOp(self.emit1(arith.AddiOp(span, st), s), self.index_const(1, s)), s)
+            trips = self.emit1(arith.MaxSIOp(self.emit1(arith.DivSIOp(up, st), s), self.index_const(0, s)), s)
+            end = self.emit1(arith.AddiOp(lo, self.emit1(arith.MuliOp(trips, st), s)), s)
+            self.bind(var, self.emit1(arith.IndexCastOp(end, t.ir), s), t)
 
     def _loop_block(self, types: list[Attribute], s: ci.Cursor) -> Block:
         block = Block(arg_types=types)
@@ -1041,6 +1087,10 @@ class KernelLowering:
 
     def _while_stmt(self, s: ci.Cursor) -> None:
         cond, body = children(s)[0], children(s)[-1]
+        stmts = children(body) if body.kind == K.COMPOUND_STMT else [body]
+        counted = self._counted_variable(cond, stmts[-1], stmts[:-1], body) if stmts else None
+        if counted is not None:  # `while (i < n) { ...; i += s; }`: a counted loop
+            return self._scf_for(s, counted[0], None, *counted[1:], stmts[:-1])
         self._while(s, cond, body, None)
 
     def _do(self, s: ci.Cursor) -> None:
@@ -1223,6 +1273,9 @@ class KernelLowering:
         if callee.spelling == "operator=" and len(kids) == 3:
             v, vt = self.expr(kids[2])
             return self.write(self.lvalue(kids[0], e), v if isinstance(v, Packed) else self.vec(v, t, e), t, e)
+        if callee.get_definition() is not None and (callee.kind == K.FUNCTION_DECL or (
+                callee.kind == K.CXX_METHOD and callee.is_static_method())):  # a helper returning a vector
+            return self.inline(e, callee, args)
         raise self.unsupported(f"the vector operation `{_text(e)}`", e)
 
     def _pair_operator(self, e, name: str, args: list[ci.Cursor], t: CType) -> tuple[Value, CType]:

@@ -267,14 +267,24 @@ def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: l
         probed = source + "\n" + "\n".join(lines) + "\n"
         files = [(name, text) for name, text in unsaved if name != parsed] + [(parsed, probed)]
         tu = _index().parse(parsed, args=_args(folders), unsaved_files=files)
-        rejected = {d.location.line - first for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error
-                    and d.location.file is not None and d.location.file.name == tu.spelling
-                    and d.location.line >= first}
+        rejected = {line - first for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error
+                    for line in _probe_lines(d, tu.spelling, first)}
         if not rejected:
             break
         lines = ["" if i in rejected else line for i, line in enumerate(lines)]
     found = instances.instantiated(tu, planned)
     return tu, found + instances.used_instances(tu, source, [fn for _, fn in found])
+
+
+def _probe_lines(d: ci.Diagnostic, main: str, first: int) -> set[int]:
+    """The probe lines an error is owed to: its own line, or, for an error inside a template the
+    probe instantiates (a header's `conversion::to<__nv_bfloat162>` that only a bf16 build defines),
+    the probe line of its "in instantiation ... requested here" notes."""
+    lines = set()
+    for at in (d.location, *(note.location for note in d.children)):
+        if at.file is not None and at.file.name == main and at.line >= first:
+            lines.add(at.line)
+    return lines
 
 
 def launcher_instances(path: str | os.PathLike) -> list[tuple[Instance, ci.Cursor]]:

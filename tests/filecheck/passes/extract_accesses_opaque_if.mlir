@@ -1,7 +1,8 @@
 // RUN: lowercheck opt %s -p extract-accesses | filecheck %s
 // An `if` on a loaded value (c == t[i], t an index buffer) that only selects a value is modelled: the
-// stored value depends on the condition's read (r0) as well as on the selected one (r1). An `if` on a
-// loaded value that guards a store is not: when the store happens is unknown (access.unmodelled).
+// stored value depends on the condition's read (r0) as well as on the selected one (r1). A store that an
+// `if` on a loaded value guards keeps its index and says what it happens under (`data_condition`):
+// bounds are checked as if it always happened, coverage of `flags` is left to the runs.
 
 builtin.module {
   kernel.entry @pick attributes {language = "cuda", file = "pick.cu"} {
@@ -37,5 +38,5 @@ builtin.module {
 // CHECK-NEXT:   access.access {buffer = "t", kind = "read", {{.*}} id = "r0"
 // CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} id = "r1"
 // CHECK-NEXT:   access.access {buffer = "out", kind = "write", {{.*}} sources = ["r0", "r1"]
-// CHECK-NEXT:   access.unmodelled {buffer = "?", reason = "a condition on an opaque value"}
-// CHECK-NEXT:   access.access {buffer = "flags", kind = "write"
+// CHECK-NEXT:   access.access {buffer = "flags", kind = "write", {{.*}} indices = ["GRID0"], {{.*}} data_condition = "a condition on loaded values (r0)"}
+// CHECK-NOT:    access.unmodelled

@@ -203,3 +203,87 @@ def test_pairs_of_halves(tmp_path: Path) -> None:
     w = np.stack([a + b, b + np.float16(1)], axis=1).astype(np.float16)
     np.testing.assert_array_equal(out["y"].reshape(n, 2), (w * np.float16(2)).astype(np.float16))
     np.testing.assert_array_equal(out["lo"], a.astype(np.float32) + w[:, 1].astype(np.float32))
+
+
+STRIDED = """
+__global__ void scale_rows(const float* x, float* y, float* ends, int cols) {
+    unsigned row = blockIdx.x;
+    unsigned col = threadIdx.x;
+    while (col < cols) {                  // a while loop over a variable declared before it
+        y[row * cols + col] = 2.0f * x[row * cols + col];
+        col += blockDim.x;
+    }
+    if (threadIdx.x == 0) ends[row] = (float)col;  // the value it ends with: the first past the row
+}
+
+__global__ void add_one(float* z, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i < n; i += gridDim.x * blockDim.x) {  // a grid-stride `for` without an init
+        z[i] += 1.0f;
+    }
+    if (i == n) z[i - 1] += 0.5f;          // the thread whose last step lands on n exactly
+}
+
+void launch(const float* x, float* y, float* ends, float* z, int rows, int cols) {
+    scale_rows<<<rows, 64>>>(x, y, ends, cols);
+    add_one<<<2, 32>>>(z, rows * cols);
+}
+"""
+
+
+def test_loops_over_a_variable_declared_before_them_are_counted(tmp_path: Path) -> None:
+    """`while (i < n) { ...; i += s; }` and `for (; i < n; i += s)` with an invariant positive step
+    are SEQ loops (no `access.unmodelled`), and the variable ends at the first value past the bound."""
+    path = _write(tmp_path, STRIDED)
+    assert _unmodelled(path) == []
+    assert "scf.while" not in ir.print_ir(cuda.lower(str(path)))
+    rows, cols = 3, 130
+    x = np.arange(rows * cols, dtype=np.float32)
+    z = np.zeros(rows * cols, np.float32)
+    out = _run(path, x=x, y=poison.fill(np.empty(rows * cols, np.float32)),
+               ends=poison.fill(np.empty(rows, np.float32)), z=z, rows=rows, cols=cols)
+    np.testing.assert_array_equal(out["y"], 2 * x)
+    np.testing.assert_array_equal(out["ends"], np.full(rows, 192.0, np.float32))  # 0, 64, 128, 192
+    expected = np.ones(rows * cols, np.float32)
+    expected[-1] += 0.5 * sum(1 for t in range(64) if t < rows * cols and (rows * cols - t) % 64 == 0)
+    np.testing.assert_array_equal(out["z"], expected)
+
+
+TEMPLATED_BF16 = """
+#include <cuda_bf16.h>
+#include "convert.h"
+template <typename T>
+__global__ void fill(T* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = convert::to<T>(1.5f);
+}
+template <typename T>
+void launch_fill(T* out, int n) { fill<T><<<(n + 127) / 128, 128>>>(out, n); }
+#define INSTANTIATE(T) template void launch_fill<T>(T*, int);
+INSTANTIATE(float)
+#ifdef BF16_AVAILABLE
+INSTANTIATE(__nv_bfloat16)
+#endif
+"""
+
+CONVERT_H = """
+#pragma once
+namespace convert {
+template <typename TO, typename FROM> __device__ TO to(FROM val) { return to(val); }
+template <> __device__ float to(float val) { return val; }
+#ifdef BF16_AVAILABLE
+template <> __device__ __nv_bfloat16 to(float val) { return __float2bfloat16(val); }
+#endif
+}
+"""
+
+
+def test_an_instance_that_fails_inside_a_header_template_is_left_out(tmp_path: Path) -> None:
+    """The file instantiates `launch_fill<__nv_bfloat16>` only in a bf16 build (`#ifdef`, which the
+    instance scan does not evaluate): its probe fails inside the header's `to<__nv_bfloat16>`, an
+    error clang places in the header with the probe in an "in instantiation" note. That probe is
+    left out; the float instance lowers and runs."""
+    _write(tmp_path, CONVERT_H, "convert.h")
+    path = _write(tmp_path, TEMPLATED_BF16)
+    out = _run(path, out=poison.fill(np.empty(300, np.float32)), n=300)
+    np.testing.assert_array_equal(out["out"], np.full(300, 1.5, np.float32))
