@@ -35,7 +35,7 @@ from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
 from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, TensorArg, ValueArg
 from lowercheck.frontends.cuda import parse
-from lowercheck.frontends.cuda.ctype import from_clang
+from lowercheck.frontends.cuda.ctype import CType, from_clang
 from lowercheck.frontends.cuda.host import (
     HostFunction,
     HostReader,
@@ -214,13 +214,15 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed).read()
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
+    constants: dict[str, list[tuple[str, CType, int]]] = {}  # per kernel, the `__constant__` it reads
     for launch in host.launches:
         if launch.symbol not in kernels:
             lowering = KernelLowering(shown)
             kernels[launch.symbol] = lowering.lower_kernel(launch.kernel, launch.symbol)
             if lowering.shared_bytes is not None:
                 dynamic_shared.add(launch.symbol)
-    entry_op = _entry(host, kernels, binding or Binding(), shown, dynamic_shared)
+            constants[launch.symbol] = lowering.constants
+    entry_op = _entry(host, kernels, binding or Binding(), shown, dynamic_shared, constants)
     module = ModuleOp([entry_op, *kernels.values()])
     try:
         module.verify()
@@ -302,12 +304,29 @@ def _loc(where: SourceLocation) -> FileLineColLoc:
 
 
 def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, shown: str,
-           dynamic_shared: set[str] = frozenset()) -> EntryOp:
+           dynamic_shared: set[str] = frozenset(),
+           constants: dict[str, list[tuple[str, CType, int]]] | None = None) -> EntryOp:
+    """The entry: the launcher's parameters, the buffers it returns or allocates, the `__constant__`
+    variables its kernels read (the buffer `cudaMemcpyToSymbol` fills them from, else an input of
+    their own), and one `kernel.launch` per launch."""
+    constants = constants or {}
+    params = {name for name, _, _ in host.params}
+    symbol_args: dict[str, str] = {}  # a constant -> the entry buffer that holds it
+    own: dict[str, tuple[CType, int]] = {}  # constants no host buffer fills: entry inputs of their own
+    for launch in host.launches:
+        for name, elem, count in constants.get(launch.symbol, []):
+            source = host.symbols.get(name)
+            if source is None:
+                source = name if name not in params else f"constant_{name}"
+                own.setdefault(source, (elem, count))
+            symbol_args[name] = source
+    launch_args = {id(launch): list(launch.args) + [symbol_args[name] for name, _, _ in constants.get(launch.symbol, [])]
+                   for launch in host.launches}
     reads: dict[str, bool] = {}
     writes: dict[str, bool] = {}
     for launch in host.launches:
         uses = memref_uses(kernels[launch.symbol])
-        for arg, (read, written) in zip(launch.args, uses):
+        for arg, (read, written) in zip(launch_args[id(launch)], uses):
             reads[arg] = reads.get(arg, False) or read
             writes[arg] = writes.get(arg, False) or written
     ops: list[Operation] = []
@@ -333,8 +352,12 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
         op = ParamOp(buffer.name, "buffer", "temp", buffer.ctype.elem.ir, buffer.shape)
         op.location = _loc(parse.location(host.cursor, shown))
         ops.append(op)
+    for name, (elem, count) in own.items():  # `__constant__ float coeffs[16];` that nothing here fills
+        op = ParamOp(name, "buffer", "in", elem.ir, [str(count)])
+        op.location = _loc(parse.location(host.cursor, shown))
+        ops.append(op)
     for launch in host.launches:
-        args = list(launch.args)
+        args = launch_args[id(launch)]
         shared = launch.shared_bytes if launch.shared_bytes is not None else 0
         if launch.symbol in dynamic_shared:  # the kernel's trailing `dynamic_shared_bytes` argument
             args.append(symbolic.format(shared))

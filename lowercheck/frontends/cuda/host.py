@@ -106,6 +106,7 @@ class HostFunction:
     temps: list[Buffer] = field(default_factory=list)
     returned: list[Buffer] = field(default_factory=list)  # torch host functions: `return0`
     shapes: dict[str, tuple[sympy.Expr, ...]] = field(default_factory=dict)  # tensor parameters
+    symbols: dict[str, str] = field(default_factory=dict)  # `__constant__` -> the buffer copied to it
 
 
 def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
@@ -253,6 +254,7 @@ class HostReader:
             else:
                 self.values[decl_key(p)] = symbolic.var(p.spelling)
         self.result = HostFunction(fn, params)
+        self.symbols = self.result.symbols
 
     def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
         return Unsupported(f"{what} is not supported in a CUDA host launcher", location(cursor, self.shown))
@@ -610,6 +612,8 @@ class HostReader:
                 return self.launch(c, kernel)
             if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
                 return self.malloc(c)
+            if c.spelling in ("cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync"):
+                return self.to_symbol(c)
             callee = host_callee(c)
             if callee is not None and len(self.calls) < _CALL_DEPTH and callee not in self.calls \
                     and launches_reached(callee):
@@ -727,6 +731,22 @@ class HostReader:
         size = max(buffer.ctype.elem.bits // 8, 1)
         buffer.temp = True
         buffer.shape = (sympy.floor(bytes_ / size),) if bytes_ is not None else ()
+
+    def to_symbol(self, call: ci.Cursor) -> None:
+        """`cudaMemcpyToSymbol(coeffs, src, bytes)`: the kernels' `__constant__` `coeffs` holds the
+        buffer `src` (a parameter or an allocation of the launcher); from elsewhere (a host array):
+        the constant stays an input of its own."""
+        args = list(call.get_arguments())
+        if len(args) < 2:
+            return
+        symbol = _strip(args[0])
+        if symbol.kind != K.DECL_REF_EXPR or symbol.referenced is None:
+            return
+        try:
+            source = self.buffer(args[1])
+        except Unsupported:
+            return
+        self.symbols[symbol.referenced.spelling] = source.name
 
     def buffer(self, e: ci.Cursor) -> Buffer:
         c = _strip(e)

@@ -16,6 +16,7 @@ functions and GPU builtin variables are tables too.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import re
@@ -33,6 +34,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     NoneAttr,
     StringAttr,
     UnitAttr,
@@ -117,7 +119,20 @@ class Address:
     ptr: Ptr
 
 
-Value = SSAValue | Ptr | Undef | Group | Vec | Packed | Address
+@dataclass(frozen=True, eq=False)
+class Obj:
+    """A struct or class object of one thread: a local cell per field (an array field: a local array;
+    a struct field: an Obj of its own), so that a member's address (`&params.scale`, which LLM
+    kernels pass to their load helpers) is a pointer like any other and methods update it in place."""
+
+    fields: dict[str, Ptr | Obj]
+    record: str  # the type's name, for messages
+    decls: dict[str, ci.Cursor] = field(default_factory=dict)  # each field's declaration (its default value)
+
+
+OBJECT = CType("struct")  # the CType an Obj travels with (never an IR type)
+
+Value = SSAValue | Ptr | Undef | Group | Vec | Packed | Address | Obj
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -130,6 +145,7 @@ class Frame:
     ret_key: str
     loop_depth: int = 0
     breaks: list[str | None] = field(default_factory=list)  # each enclosing loop's break flag
+    this: Obj | None = None  # a method's (or constructor's) object
 
     @property
     def returned_key(self) -> str:
@@ -238,6 +254,9 @@ class KernelLowering:
         self.globals: dict[object, Ptr] = {}  # file-scope `__shared__` arrays, allocated on first use
         self.cells: dict[object, Ptr] = {}  # `__shared__ float total;`: a one-element shared array
         self.shared_bytes: SSAValue | None = None  # the kernel argument for `extern __shared__`
+        # `__constant__` arrays without an initialiser the kernel reads: (name, element type, count) of
+        # each extra kernel argument, in order (the host fills them: `cudaMemcpyToSymbol`).
+        self.constants: list[tuple[str, CType, int]] = []
         self.serial = 0  # numbers the synthetic flags of loops with `break`
         # Locals and parameters whose address is taken (`_warp(warp, &val)`): they live in a
         # one-element local buffer (a cell, as shared scalars do), so that pointers to them work.
@@ -402,7 +421,11 @@ class KernelLowering:
         self.env[decl_key(decl)] = v
         self.types[decl_key(decl)] = t
 
-    def inline(self, call: ci.Cursor, callee: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    def inline(self, call: ci.Cursor, callee: ci.Cursor, args: list[ci.Cursor],
+               this: Obj | None = None) -> tuple[Value, CType]:
+        """The call's body in place: parameters bound to the arguments (a reference to the caller's
+        variable, read in and written back; an object by value to a copy, by reference to itself),
+        `this` for a method."""
         definition = callee.get_definition()
         if definition is None:
             raise self.unsupported(f"calling `{callee.spelling}`, which has no definition in the file", call)
@@ -420,6 +443,14 @@ class KernelLowering:
                                                              ci.TypeKind.RVALUEREFERENCE) else None
             if _group_type(referred if referred is not None else ptype) is not None:  # `cg::thread_block& tb`
                 bound.append((p, self.group(a), ct.VOID))
+                continue
+            if self.record_of(ptype) is not None:  # an object: by reference itself, by value a copy
+                v, _ = self.expr(a)
+                if not isinstance(v, Obj):
+                    raise self.unsupported(f"passing `{_text(a)}` as a `{p.type.spelling}`", a)
+                if referred is None or not referred.is_const_qualified():
+                    v = v if referred is not None else self.copied(v, p.type, a)
+                bound.append((p, v, OBJECT))
                 continue
             if referred is None:
                 v, t = self.expr(a)
@@ -439,13 +470,17 @@ class KernelLowering:
         result_type = definition.result_type.get_canonical()
         if result_type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
             result_type = result_type.get_pointee()  # `const T& max(...)`: its value (never assigned through)
-        ret = self.ctype(result_type, call)
-        frame = Frame(definition, ret, f"return:{definition.spelling}:{len(self.frames)}")
+        if definition.kind == K.CONSTRUCTOR:
+            ret = ct.VOID
+        else:
+            ret = OBJECT if self.record_of(result_type) is not None else self.ctype(result_type, call)
+        frame = Frame(definition, ret, f"return:{definition.spelling}:{len(self.frames)}", this=this)
         outer_keys = set(self.env)
         self.addressed |= _addressed_locals(definition)
         for p, v, pt in bound:
-            if isinstance(v, Group):
+            if isinstance(v, (Group, Obj)):
                 self.env[decl_key(p)] = v
+                self.types[decl_key(p)] = pt
             elif decl_key(p) in self.addressed:
                 self._new_cell(p, v, pt, call)
             else:
@@ -454,6 +489,9 @@ class KernelLowering:
             self.env[frame.ret_key] = Undef(ret)
             self.types[frame.ret_key] = ret
         self.frames.append(frame)
+        if definition.kind == K.CONSTRUCTOR:
+            assert this is not None
+            self._initialise_fields(this, definition, call)
         self.seq(children(self._body(definition)))
         self.frames.pop()
         for p, place, pt in written_back:
@@ -466,9 +504,201 @@ class KernelLowering:
                 del self.env[key]
         if ret.kind == "void":
             return Undef(ct.VOID), ct.VOID
+        if ret is OBJECT:
+            if not isinstance(result, Obj):
+                raise self.unsupported(f"the object `{callee.spelling}` returns", call)
+            return result, OBJECT
         if ret.kind == "vec":  # a helper returning a float4 or a pair of halves: its lanes
             return (result if isinstance(result, Packed) else self.vec(result, ret, call)), ret
         return self.scalar(result, call) if not isinstance(result, (Ptr, Address)) else result, ret
+
+    # -------------------------------------------------------- objects (structs and classes)
+    def record_of(self, t: ci.Type) -> ci.Type | None:
+        """The canonical record type of a struct or class object (through a reference), None for
+        anything else: scalars, pointers, CUDA's vector types, cooperative groups."""
+        canon = t.get_canonical()
+        if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+            canon = canon.get_pointee().get_canonical()
+        if canon.kind != ci.TypeKind.RECORD or ct.from_clang(canon) is not None or _group_type(canon) is not None:
+            return None
+        return canon
+
+    def new_object(self, t: ci.Type, cursor: ci.Cursor) -> Obj:
+        """Cells for each field of a `t` object (allocated with the kernel's other locals)."""
+        record = self.record_of(t)
+        assert record is not None
+        fields: dict[str, Ptr | Obj] = {}
+        decls = {f.spelling: f for f in record.get_fields()}
+        for f in record.get_fields():
+            ft = f.type.get_canonical()
+            if self.record_of(ft) is not None:
+                fields[f.spelling] = self.new_object(ft, cursor)
+                continue
+            shape: list[int] = []
+            while _is_array(ft):
+                if ft.kind != ci.TypeKind.CONSTANTARRAY:
+                    raise self.unsupported(f"the member `{f.spelling}` of `{record.spelling}`", cursor)
+                shape.append(ft.get_array_size())
+                ft = ft.element_type.get_canonical()
+            if self.record_of(ft) is not None:
+                raise self.unsupported(f"an array of objects (`{f.spelling}` of `{record.spelling}`)", cursor)
+            elem = self.ctype(ft, cursor)
+            op = memref.AllocaOp.get(elem.ir, shape=shape or [elem.lanes], memory_space=NoneAttr())
+            op.location = self._loc(cursor)
+            op.memref.name_hint = f.spelling or None
+            self.prelude.append(op)
+            fields[f.spelling] = Ptr(op.memref, None, CType("ptr", 64, False, elem))
+        return Obj(fields, record.spelling, decls)
+
+    def field_place(self, e: ci.Cursor) -> Ptr | Obj | None:
+        """The cell (or nested object) of the field `e` names: `obj.f`, `this->f`, `f` in a method,
+        `obj.inner.f`, `make().f`; None when `e` is no member of a local object (`threadIdx.x`)."""
+        kids = [c for c in children(e) if c.kind.is_expression()]
+        obj = self._object_of(_strip(kids[0])) if kids else self.frames[-1].this
+        if obj is None:
+            return None
+        place = obj.fields.get(e.referenced.spelling)
+        if place is None:
+            raise self.unsupported(f"the member `{_text(e)}` of `{obj.record}`", e)
+        return place
+
+    def _object_of(self, base: ci.Cursor) -> Obj | None:
+        """The local object an expression names, without evaluating anything else."""
+        if base.kind == K.CXX_THIS_EXPR:
+            return self.frames[-1].this
+        if base.kind == K.UNARY_OPERATOR and unary_operator(base, self.shown) == "*" \
+                and _strip(children(base)[0]).kind == K.CXX_THIS_EXPR:
+            return self.frames[-1].this  # `(*this).f`
+        if base.kind == K.PAREN_EXPR:
+            return self._object_of(_strip(children(base)[0]))
+        if base.kind == K.DECL_REF_EXPR and base.referenced is not None:
+            value = self.env.get(decl_key(base.referenced))
+            return value if isinstance(value, Obj) else None
+        if base.kind == K.MEMBER_REF_EXPR and base.referenced is not None and base.referenced.kind == K.FIELD_DECL:
+            inner = self.field_place(base)
+            return inner if isinstance(inner, Obj) else None
+        if base.kind == K.CALL_EXPR and self.record_of(base.type) is not None and not _is_group_method(base):
+            value, _ = self.expr(base)
+            return value if isinstance(value, Obj) else None
+        return None
+
+    def receiver(self, call: ci.Cursor) -> Obj:
+        """The object a method is called on: `obj.m()`, `ptr->m()` of an object, `m()` in a method."""
+        member = next((c for c in children(call) if c.kind == K.MEMBER_REF_EXPR), None)
+        kids = [c for c in children(member) if c.kind.is_expression()] if member is not None else []
+        if not kids or _strip(kids[0]).kind == K.CXX_THIS_EXPR:
+            this = self.frames[-1].this
+            if this is None:
+                raise self.unsupported(f"the method call `{_text(call)}`", call)
+            return this
+        value = self._object_of(_strip(kids[0]))
+        if value is None:
+            raise self.unsupported(f"the method call `{_text(call)}` (on something other than a local object)", call)
+        return value
+
+    def _raw_bits(self, e: ci.Cursor, obj: Obj) -> tuple[Value, CType]:
+        """A bit-pattern struct converted to the type it holds (`__half2(__half2_raw{0xFC00, 0xFC00})`:
+        the shim's `operator __half2`): one field per lane, each as wide as a lane, bitcast."""
+        rt = self.ctype(e.type, e)
+        fields = [p for p in obj.fields.values() if isinstance(p, Ptr)]
+        if len(fields) != rt.lanes or len(fields) != len(obj.fields) or any(
+                p.ctype.elem is None or p.ctype.elem.width != rt.scalar.width for p in fields):
+            raise self.unsupported(f"converting a `{obj.record}` to `{e.type.spelling}`", e)
+        lanes = tuple(self.emit1(arith.BitcastOp(self.scalar(self.load(p, e), e), rt.scalar.ir), e)
+                      for p in fields)
+        return (Vec(lanes, rt) if rt.kind == "vec" else lanes[0]), rt
+
+    def construct(self, obj: Obj, call: ci.Cursor, ctor: ci.Cursor, args: list[ci.Cursor]) -> None:
+        """Run a constructor on `obj`: an implicit copy or move copies the argument's fields; a
+        defined one runs its member initialisers (or the fields' defaults) and its body."""
+        if ctor.get_definition() is None or ctor.is_copy_constructor() or ctor.is_move_constructor():
+            if len(args) == 1:
+                source, _ = self.expr(args[0])
+                if isinstance(source, Obj):
+                    self.copy_object(obj, source, call)
+                    return
+            if not args:  # an implicit default constructor: the fields' default initialisers only
+                self._initialise_fields(obj, None, call)
+                return
+            if ctor.get_definition() is None:
+                raise self.unsupported(f"constructing `{obj.record}` with `{ctor.spelling}`", call)
+        self.inline(call, ctor, args, this=obj)
+
+    def _object_decl(self, var: ci.Cursor) -> None:
+        """`T x;`, `T x(a, b);`, `T x = f();`, `auto x = obj;`: the object gets its cells, then its
+        constructor or a copy of the object the initialiser makes."""
+        init = [c for c in children(var) if c.kind.is_expression()]
+        value = None
+        if init:
+            c = _strip(init[-1])
+            if c.kind == K.INIT_LIST_EXPR:  # `Pair p{Acc(1.0f), 2}`: the fields in order, the rest their defaults
+                obj = self.new_object(var.type, var)
+                self._initialise_fields(obj, None, var)
+                for (name, place), item in zip(obj.fields.items(), children(c)):
+                    v, t = self.expr(item)
+                    if isinstance(place, Obj) and isinstance(v, Obj):
+                        self.copy_object(place, v, item)
+                    elif isinstance(place, Ptr) and not isinstance(v, Obj):
+                        self.write(place, v, t, item)
+                    else:
+                        raise self.unsupported(f"initialising the member `{name}` of `{obj.record}` with `{_text(item)}`", item)
+                self.env[decl_key(var)], self.types[decl_key(var)] = obj, OBJECT
+                return
+            if c.kind == K.CALL_EXPR and c.referenced is not None and c.referenced.kind == K.CONSTRUCTOR:
+                obj = self.new_object(var.type, var)
+                self.construct(obj, c, c.referenced, list(c.get_arguments()))
+                self.env[decl_key(var)], self.types[decl_key(var)] = obj, OBJECT
+                return
+            value, _ = self.expr(init[-1])
+        if isinstance(value, Obj) and init and _strip(init[-1]).kind == K.CALL_EXPR:
+            self.env[decl_key(var)], self.types[decl_key(var)] = value, OBJECT  # a returned object: its own
+            return
+        obj = self.new_object(var.type, var)
+        if isinstance(value, Obj):
+            self.copy_object(obj, value, var)
+        elif value is not None:
+            raise self.unsupported(f"initialising the `{var.type.spelling}` object `{var.spelling}`", var)
+        else:
+            self._initialise_fields(obj, None, var)
+        self.env[decl_key(var)], self.types[decl_key(var)] = obj, OBJECT
+
+    def _initialise_fields(self, obj: Obj, ctor: ci.Cursor | None, e: ci.Cursor) -> None:
+        """A constructor's member initialisers (`: scale(s), count(0)`), else each field's default
+        (`float scale = 1.0f;`), in declaration order; others keep no value (as in C++)."""
+        given: dict[str, ci.Cursor] = {}
+        if ctor is not None:
+            kids = children(ctor)
+            for k, c in enumerate(kids[:-1]):
+                if c.kind == K.MEMBER_REF and kids[k + 1].kind.is_expression():
+                    given[c.spelling] = kids[k + 1]
+        for name, place in obj.fields.items():
+            expr = given.get(name)
+            if expr is None and name in obj.decls:
+                expr = next((c for c in children(obj.decls[name]) if c.kind.is_expression()), None)
+            if expr is None or isinstance(place, Obj):
+                continue
+            v, t = self.expr(expr)
+            self.write(place, v, t, expr)
+
+    def copied(self, source: Obj, t: ci.Type, e: ci.Cursor) -> Obj:
+        obj = self.new_object(t, e)
+        self.copy_object(obj, source, e)
+        return obj
+
+    def copy_object(self, target: Obj, source: Obj, e: ci.Cursor) -> None:
+        """Field by field (arrays element by element), as a trivial copy does."""
+        for name, place in target.fields.items():
+            other = source.fields.get(name)
+            if isinstance(place, Obj) and isinstance(other, Obj):
+                self.copy_object(place, other, e)
+                continue
+            if not isinstance(place, Ptr) or not isinstance(other, Ptr):
+                raise self.unsupported(f"copying a `{source.record}` into a `{target.record}`", e)
+            shape = [d.data for d in place.base.type.shape.data]  # type: ignore[attr-defined]
+            for index in itertools.product(*(range(d) for d in shape)):
+                at = [self.index_const(i, e) for i in index]
+                v = self.emit1(memref.LoadOp.get(other.base, at), e)
+                self.emit(memref.StoreOp.get(v, place.base, at), e)
 
     # -------------------------------------------------------- statements
     def seq(self, stmts: list[ci.Cursor]) -> None:
@@ -515,7 +745,10 @@ class KernelLowering:
         if frame.loop_depth:  # the loops around stop on this flag (see _while)
             self.env[frame.returned_key] = self.constant(1, ct.BOOL, s)
         kids = children(s)
-        if kids and frame.returns.kind != "void":
+        if kids and frame.returns is OBJECT:
+            v, _ = self.expr(kids[0])
+            self.env[frame.ret_key] = v  # the callee's object: its cells outlive the call
+        elif kids and frame.returns.kind != "void":
             v, t = self.expr(kids[0])
             self.env[frame.ret_key] = self.convert(v, t, frame.returns, s)
         elif kids:
@@ -618,6 +851,9 @@ class KernelLowering:
             group = _group_type(var.type)
             if group is not None:  # `cg::thread_block b = cg::this_thread_block();`: no value at run time
                 self.env[decl_key(var)] = group
+                continue
+            if self.record_of(var.type) is not None:  # `Params<T, 8> params(max);`: a struct object
+                self._object_decl(var)
                 continue
             t = self.ctype(var.type, var)
             init = [c for c in children(var) if c.kind.is_expression()]
@@ -829,7 +1065,7 @@ class KernelLowering:
 
     def _carried(self, cursors: list[ci.Cursor], cursor: ci.Cursor, flags: tuple[str, ...] = ()) -> list[object]:
         assigned = self._assigned(cursors) | set(flags)
-        keys = [k for k in self.env if k in assigned]
+        keys = [k for k in self.env if k in assigned and not isinstance(self.env[k], Obj)]  # objects: memory
         for k in keys:
             if isinstance(self.env[k], Ptr):  # `p += stride` in a loop: carried as its offset
                 p = self.env[k]
@@ -1201,6 +1437,8 @@ class KernelLowering:
             if value is not None:
                 return self._literal(e)
             raise self.unsupported(f"the expression `{_text(e)}`", e)
+        if self.record_of(e.type) is not None:  # an object as itself (a copy is made where one is bound)
+            return self.expr(kids[0])
         t = self.ctype(e.type, e)
         if kids[0].kind == K.DECL_REF_EXPR and kids[0].referenced is None and evaluate(e) is not None:
             return self._literal(e)  # a template's value parameter, substituted
@@ -1228,6 +1466,13 @@ class KernelLowering:
             if key not in self.globals:
                 self.globals[key] = self.allocate(decl, shared=True)
             return self.globals[key], self.globals[key].ctype
+        if decl.kind == K.VAR_DECL and _is_constant_memory(decl) and not (
+                not _is_array(decl.type.get_canonical()) and evaluate(e) is not None):
+            p = self._constant_memory(decl, e)
+            if _is_array(decl.type.get_canonical()):
+                return p, p.ctype
+            assert p.ctype.elem is not None
+            return self.load(p, e), p.ctype.elem
         if decl.kind == K.VAR_DECL:
             value = evaluate(e)
             if value is not None:  # a global `const`/`constexpr` or a macro-like constant
@@ -1236,6 +1481,54 @@ class KernelLowering:
             if decl.spelling == "warpSize":
                 return self.constant(32, ct.INT, e), ct.INT
         raise self.unsupported(f"the variable `{decl.spelling}` (globals, `__constant__` memory)", e)
+
+    def _constant_memory(self, decl: ci.Cursor, e: ci.Cursor) -> Ptr:
+        """A `__constant__` variable (an array or a scalar): with an initialiser (`= {1, 2, 4}`), a
+        table the kernel holds (a local array filled at its start); without one, what the host
+        copies there (`cudaMemcpyToSymbol`): an extra argument of the kernel, an input of the entry."""
+        key = decl_key(decl)
+        if key in self.globals:
+            return self.globals[key]
+        canon = decl.type.get_canonical()
+        count = 1
+        shape_type = canon
+        if _is_array(canon):
+            if canon.kind != ci.TypeKind.CONSTANTARRAY or _is_array(canon.element_type.get_canonical()):
+                raise self.unsupported(f"the `__constant__` array type `{decl.type.spelling}` (one dimension)", e)
+            count = canon.get_array_size()
+            shape_type = canon.element_type
+        elem = self.ctype(shape_type, decl)
+        # An array's first expression child is its extent (`[5]`): its initialiser is the init list.
+        init = next((c for c in children(decl) if (c.kind == K.INIT_LIST_EXPR if _is_array(canon)
+                                                    else c.kind.is_expression())), None)
+        if init is not None:
+            values = children(init) if init.kind == K.INIT_LIST_EXPR else [init]
+            numbers = [evaluate(v) for v in values]
+            if any(n is None for n in numbers) or len(numbers) > count:
+                raise self.unsupported(f"the initialiser of the `__constant__` `{decl.spelling}`", decl)
+            alloca = memref.AllocaOp.get(elem.ir, shape=[count], memory_space=NoneAttr())
+            alloca.location = self._loc(decl)
+            alloca.memref.name_hint = decl.spelling
+            self.prelude.append(alloca)
+            for k in range(count):
+                value = numbers[k] if k < len(numbers) else 0
+                attr = FloatAttr(float(value), elem.ir) if elem.is_float else IntegerAttr(int(value), elem.ir)
+                c = arith.ConstantOp(attr)
+                at = arith.ConstantOp(IntegerAttr(k, IndexType()))
+                store = memref.StoreOp.get(c.result, alloca.memref, [at.result])
+                for op in (c, at, store):
+                    op.location = self._loc(decl)
+                    self.prelude.append(op)
+            ptr = Ptr(alloca.memref, None, CType("ptr", 64, False, elem))
+        else:
+            index = len(self.entry.args) - (1 if self.shared_bytes is not None else 0)
+            arg = self.entry.insert_arg(MemRefType(elem.ir, [DYNAMIC_INDEX]), index)
+            arg.name_hint = decl.spelling
+            arg.location = self._loc(decl)
+            self.constants.append((decl.spelling, elem, count))
+            ptr = Ptr(arg, None, CType("ptr", 64, False, elem))
+        self.globals[key] = ptr
+        return ptr
 
     def _vector_call(self, e, callee, args, t: CType) -> tuple[Value, CType]:
         """`make_float4(a, b, c, d)`, a vector's copy, and `dst = src` between vectors."""
@@ -1316,8 +1609,12 @@ class KernelLowering:
         return self.load(cell, e), cell.ctype.elem
 
     def _cell(self, target: ci.Cursor) -> Ptr | None:
-        """The shared cell a variable reference names, if it names one."""
+        """The shared cell a variable reference names, or the cell of an object's field, if it names one."""
         c = _strip_parens(target)
+        if c.kind == K.MEMBER_REF_EXPR and c.referenced is not None and c.referenced.kind == K.FIELD_DECL:
+            place = self.field_place(c)
+            if isinstance(place, Ptr):
+                return place
         if c.kind != K.DECL_REF_EXPR or c.referenced is None:
             return None
         key = decl_key(c.referenced)
@@ -1328,6 +1625,15 @@ class KernelLowering:
         return None
 
     def _member(self, e: ci.Cursor) -> tuple[Value, CType]:
+        if e.referenced is not None and e.referenced.kind == K.FIELD_DECL:
+            place = self.field_place(e)
+            if isinstance(place, Obj):
+                return place, OBJECT
+            if place is not None:
+                if _is_array(e.referenced.type.get_canonical()):  # an array member decays to its pointer
+                    return place, place.ctype
+                assert place.ctype.elem is not None
+                return self.load(place, e), place.ctype.elem
         kids = children(e)
         vt = ct.from_clang(kids[0].type) if kids else None
         if vt is not None and vt.kind == "vec" and member_name(e) in _LANES:
@@ -1749,6 +2055,22 @@ class KernelLowering:
             v, t = self.expr(args[0])
             rt = self.ctype(e.type, e)
             return self.convert(v, t, rt, e), rt
+        if callee.kind == K.CONSTRUCTOR and self.record_of(e.type) is not None:  # `Params<T, 8>(max)`
+            obj = self.new_object(e.type, e)
+            self.construct(obj, e, callee, args)
+            return obj, OBJECT
+        if callee.kind == K.CONVERSION_FUNCTION and callee.get_definition() is None:
+            return self._raw_bits(e, self.receiver(e))
+        if callee.kind == K.CXX_METHOD and name == "operator=" and self.record_of(e.type) is not None:
+            kids = [c for c in children(e) if c.kind.is_expression()]
+            target, _ = self.expr(kids[0])
+            source, _ = self.expr(kids[-1])
+            if isinstance(target, Obj) and isinstance(source, Obj):
+                self.copy_object(target, source, e)
+                return target, OBJECT
+        if callee.kind == K.CXX_METHOD and not callee.is_static_method() and callee.get_definition() is not None \
+                and callee.semantic_parent is not None and self.record_of(callee.semantic_parent.type) is not None:
+            return self.inline(e, callee, args, this=self.receiver(e))
         rt_vec = ct.from_clang(e.type)
         if rt_vec is not None and rt_vec.kind == "vec":
             return self._vector_call(e, callee, args, rt_vec)
@@ -1895,6 +2217,10 @@ def _is_zero(v: SSAValue) -> bool:
 def _is_array(t: ci.Type) -> bool:
     return t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
                       ci.TypeKind.DEPENDENTSIZEDARRAY)
+
+
+def _is_constant_memory(decl: ci.Cursor) -> bool:
+    return any(c.kind == K.CUDACONSTANT_ATTR for c in decl.get_children())
 
 
 def _is_shared(decl: ci.Cursor) -> bool:

@@ -119,6 +119,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream = 0);
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
@@ -136,6 +137,14 @@ void *memset(void *ptr, int value, size_t bytes);
 __host__ __device__ void *memcpy(void *dst, const void *src, size_t bytes);
 void exit(int status);
 }
+/* `__constant__` memory filled from the host (host.py: the constant is the buffer copied from). */
+template <class T> cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                                  cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+template <class T> cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                                       cudaStream_t stream = 0);
+template <class T> cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
+                                                    cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
 template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes) { return cudaMalloc((void **)ptr, bytes); }
 template <class T> cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int value);
 
@@ -188,7 +197,8 @@ typedef __nv_bfloat162 nv_bfloat162;
  * code reinterprets memory as and builds constants from (`__half(raw)`, `__half2(raw2)`). CUDA's
  * `__half(const __half_raw &)` and `__half2(const __half2_raw &)` constructors are modelled as
  * conversions of the raw types: the shim's halves are arithmetic types, and its pairs stay
- * aggregates (`__half2 v = {a, b};`). lower.py lowers none of them (LC901 at the conversion). */
+ * aggregates (`__half2 v = {a, b};`). lower.py lowers the conversion as the raw object's fields
+ * bitcast to the lanes (`KernelLowering._raw_bits`). */
 struct __half_raw { unsigned short x; __HD__ operator __half() const; };
 struct __half2_raw { unsigned short x, y; __HD__ operator __half2() const; };
 struct __nv_bfloat16_raw { unsigned short x; __HD__ operator __nv_bfloat16() const; };

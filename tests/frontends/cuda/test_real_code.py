@@ -287,3 +287,108 @@ def test_an_instance_that_fails_inside_a_header_template_is_left_out(tmp_path: P
     path = _write(tmp_path, TEMPLATED_BF16)
     out = _run(path, out=poison.fill(np.empty(300, np.float32)), n=300)
     np.testing.assert_array_equal(out["out"], np.full(300, 1.5, np.float32))
+
+
+OBJECTS = """
+struct Acc {
+    float sum;
+    float scale = 2.0f;        // a default member initialiser, replaced by the constructor's body
+    int count;
+    float hist[2];
+    __device__ Acc(float s) : sum(0.0f), count(0) { scale = s; hist[0] = 0.0f; hist[1] = 0.0f; }
+    __device__ void add(float v) { sum += v * scale; count++; hist[v > 0.0f] += 1.0f; }
+    __device__ float mean() const { return count ? sum / count : 0.0f; }
+};
+
+template <int N>
+struct Pair {
+    Acc first;
+    float bias = N;
+};
+
+__device__ Acc make(float s) { Acc a(s); return a; }
+__device__ void load_into(float* dst, const float* src) { *dst = *src; }  // a helper taking a member's address
+
+__global__ void k(const float* x, const float* b, float* out, int n) {
+    Acc acc = make(0.5f);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc.add(x[i]);
+    Pair<3> pair{Acc(1.0f)};
+    load_into(&pair.bias, b + threadIdx.x);
+    Acc copy = acc;
+    copy.add(x[threadIdx.x]);  // a copy: the original keeps its values
+    float* p = &acc.sum;
+    out[4 * threadIdx.x] = acc.mean();
+    out[4 * threadIdx.x + 1] = *p + pair.bias + pair.first.scale;
+    out[4 * threadIdx.x + 2] = acc.hist[1] - acc.hist[0];
+    out[4 * threadIdx.x + 3] = copy.sum;
+}
+void launch(const float* x, const float* b, float* out, int n) { k<<<1, 8>>>(x, b, out, n); }
+"""
+
+
+def test_structs_and_classes_with_constructors_methods_and_member_addresses(tmp_path: Path) -> None:
+    """Device structs as LLM kernels write them (DeepSpeed's `Params` and `GroupStats`): fields with
+    default initialisers, constructors with member initialisers, methods updating fields, objects
+    returned, copied and nested, an array member, a member's address passed to a helper. Each field
+    is a thread's local cell; run by the emulator against numpy."""
+    path = _write(tmp_path, OBJECTS)
+    assert _unmodelled(path) == []
+    rng = np.random.default_rng(3)
+    n = 37
+    x = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    out = _run(path, x=x, b=b, out=poison.fill(np.empty(32, np.float32)), n=n)["out"].reshape(8, 4)
+    for t in range(8):
+        mine = x[t::8]
+        total = np.float32(0)
+        for v in mine:
+            total = np.float32(total + np.float32(v * np.float32(0.5)))
+        np.testing.assert_allclose(out[t, 0], total / len(mine), rtol=1e-6)
+        np.testing.assert_allclose(out[t, 1], total + b[t] + 1.0, rtol=1e-6)
+        assert out[t, 2] == (mine > 0).sum() - (mine <= 0).sum()
+        np.testing.assert_allclose(out[t, 3], total + np.float32(x[t] * np.float32(0.5)), rtol=1e-6)
+
+
+CONSTANTS = """
+__constant__ float taps[5];                       // filled by the host: cudaMemcpyToSymbol
+__constant__ int offsets[3] = {-1, 0, 1};          // a table the kernel holds
+__constant__ float gain;                           // a scalar no host code here fills
+
+__global__ void blur(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float acc = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            int j = min(max(i + offsets[k], 0), n - 1);
+            acc += taps[k] * x[j];
+        }
+        y[i] = acc * gain;
+    }
+}
+
+void launch(const float* x, float* y, const float* weights, int n) {
+    cudaMemcpyToSymbol(taps, weights, 5 * sizeof(float));
+    blur<<<(n + 63) / 64, 64>>>(x, y, n);
+}
+"""
+
+
+def test_constant_memory_from_the_host_from_an_initialiser_and_of_its_own(tmp_path: Path) -> None:
+    """`__constant__` arrays and scalars: one that `cudaMemcpyToSymbol` fills is the launcher's
+    buffer it copies from (`weights`), one with an initialiser is a table the kernel holds, and one
+    that nothing here fills is an input of its own (`gain`, its values drawn like any input's)."""
+    path = _write(tmp_path, CONSTANTS)
+    module = cuda.lower(str(path))
+    text = ir.print_ir(module)
+    assert 'args = ["x", "y", "n", "weights", "gain"]' in text
+    assert 'kernel.param {name = "gain", kind = "buffer", role = "in", element_type = f32, shape = ["1"]}' in text
+    assert 'kernel.param {name = "weights", kind = "buffer", role = "in"' in text
+    assert _unmodelled(path) == []
+    n = 70
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(n).astype(np.float32)
+    w = rng.standard_normal(5).astype(np.float32)
+    out = _run(path, x=x, y=poison.fill(np.empty(n, np.float32)), weights=w, n=n, gain=np.array([2.0], np.float32))
+    padded = np.concatenate([x[:1], x, x[-1:]])
+    expected = (w[0] * padded[:-2] + w[1] * padded[1:-1] + w[2] * padded[2:]) * 2.0
+    np.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)

@@ -10,7 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import clang.cindex as ci
+import numpy as np
 import pytest
+
+from lowercheck import ir
+from lowercheck.runners import simt
+from lowercheck.runners.base import RunRequest
 
 from lowercheck.errors import Unsupported
 from lowercheck.frontends import cuda
@@ -98,10 +103,27 @@ __device__ __half2 from_raw(__half2_raw r) { return __half2(r); }
     assert [c.kind for c in v.get_children()][-1] == ci.CursorKind.INIT_LIST_EXPR
 
 
+@pytest.mark.parametrize(("body", "expected"), [
+    ("constexpr __half2_raw r = {0x7C00, 0x7C00}; x[i] = __half2(r);", [np.inf, np.inf]),
+    ("constexpr __half_raw r = {0x3C00}; x[i].x = __half(r); x[i].y = y[i].y;", [1.0, "y"]),
+    ("__nv_bfloat16_raw r = {0x3F80}; x[i].x = __float2half(__bfloat162float(__nv_bfloat16(r))); x[i].y = y[i].y;",
+     [1.0, "y"]),
+])
+def test_bit_patterns_convert_to_the_halves_they_hold(tmp_path: Path, body: str, expected: list) -> None:
+    """`__half2(__half2_raw{...})`, `__half(__half_raw{...})` (reduction_utils' -inf and +inf
+    constants): the raw struct is an object with one field per lane, its bits the lane's."""
+    path = _write(tmp_path, PAIRS.replace("BODY", body))
+    module = cuda.lower(path, "launch")
+    y = np.arange(8, dtype=np.float16)
+    result = simt.run(RunRequest(language="cuda", path=path, entry="launch", ir=ir.print_ir(module),
+                                 args={"x": np.zeros(8, np.float16), "y": y, "n": 4}, seed=0, options={}))
+    assert result.error is None, result.error
+    x = np.asarray(result.outputs["x"]).reshape(4, 2)
+    for k, want in enumerate(expected):
+        np.testing.assert_array_equal(x[:, k], y.reshape(4, 2)[:, k] if want == "y" else np.float16(want))
+
+
 @pytest.mark.parametrize("body", [
-    "constexpr __half2_raw r = {0x7C00, 0x7C00}; x[i] = __half2(r);",
-    "constexpr __half_raw r = {0x3C00}; x[i].x = __half(r);",
-    "__nv_bfloat16_raw r = {0x3F80}; x[i].x = __float2half(__bfloat162float(__nv_bfloat16(r)));",
     "x[i].x = __float2half(isnan(__half2float(y[i].x)) ? 0.0f : 1.0f);",
     "x[i].x = __int2half_rn(__half2int_rn(y[i].x) + (int)__int2double_rn(1));",
     "cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads(); x[i].x = __int2half_rn(g.thread_rank());",
