@@ -1116,23 +1116,63 @@ def _scf_for(op: Operation, st: State) -> None:
     # Loop-carried values: `v_{k+1} = v_k + d` with a loop-invariant d is `init + k*d`. The
     # increments are often computed inside the body: a dry run of it (its accesses discarded)
     # evaluates them first.
-    for arg in body.args[1:]:
-        st.values[arg] = Opaque("a loop-carried value")
+    # An index or pointer starts as a symbol of its own (`CARRY<i>`), so that an increment made by a
+    # nested loop (`a_ptrs += BLOCK_K * stride` inside an inner loop) shows as yielded - symbol.
+    bases = [_carry_base(init, i) for i, init in enumerate(inits)]
+    for arg, base in zip(body.args[1:], bases):
+        st.values[arg] = base if base is not None else Opaque("a loop-carried value")
     emitted = len(st.out)
-    _run_block(body, st)
+    dry = _run_block(body, st) or []
     del st.out[emitted:]  # (access ids keep counting: they need to be unique, not dense)
     carried = _carried_steps(body, st, inits)
+    carried = [delta if delta is not None else _yielded_step(base, dry[i] if i < len(dry) else None, k)
+               for i, (delta, base) in enumerate(zip(carried, bases))]
     for arg, init, delta in zip(body.args[1:], inits, carried):
         st.values[arg] = _advance(init, k, delta)
     saved = st.seq_domain
     st.seq_domain = saved + (sympy.Ge(k, 0), sympy.Lt(iv, ub.expr))
     yielded = _run_block(body, st) or []
     st.seq_domain = saved
-    # A loop's results are computed from everything its iterations read (a reduction's sum).
+    # An index or pointer advanced by d each trip ends at init + trips*d; any other result is
+    # computed from everything its iterations read (a reduction's sum).
+    trips = sympy.Max(0, sympy.ceiling((ub.expr - lb.expr) / step.expr)) if step.expr.is_positive else None
     for i, r in enumerate(op.results):
+        delta = carried[i] if i < len(carried) else None
+        if trips is not None and delta is not None and isinstance(inits[i], (Tile, Pointer)):
+            st.values[r] = _advance(inits[i], trips, delta)
+            continue
         last = [inits[i]] + ([yielded[i]] if i < len(yielded) else [])
         st.values[r] = Opaque("loop result", sources_of(*last), _merged_dims(last[1:], len(shape_of(r))),
                               accum_of(*last))
+
+
+def _carry_base(init: Value, i: int) -> Tile | Pointer | None:
+    """What a loop-carried index or pointer stands as in the dry run: its initial value plus a
+    symbol of its own (`CARRY<i>`), the same tile dimensions."""
+    carry = sympy.Symbol(f"CARRY{i}", integer=True)
+    if isinstance(init, Tile) and not _is_condition(init.expr):
+        return Tile(init.expr + carry, init.dims, init.sources, init.narrow)
+    if isinstance(init, Pointer) and init.unknown is None:
+        return replace(init, offset=replace(init.offset, expr=init.offset.expr + carry))
+    return None
+
+
+def _yielded_step(base: Tile | Pointer | None, yielded: Value | None, k: sympy.Symbol) -> Tile | None:
+    """yielded - base, when it is the same every trip (no carried symbol, no trip counter in it)."""
+    if base is None or yielded is None:
+        return None
+    if isinstance(base, Pointer):
+        if not isinstance(yielded, Pointer) or yielded.buffer != base.buffer or yielded.unknown is not None:
+            return None
+        start, end, dims = base.offset.expr, yielded.offset.expr, yielded.offset.dims
+    elif isinstance(yielded, Tile):
+        start, end, dims = base.expr, yielded.expr, yielded.dims
+    else:
+        return None
+    delta = sympy.expand(end - start)
+    if k in delta.free_symbols or any(str(v).startswith("CARRY") for v in delta.free_symbols):
+        return None
+    return Tile(delta, dims if delta.free_symbols & {d for d in dims if d is not None} else ())
 
 
 def _carried_steps(body: Block, st: State, inits: list[Value]) -> list[Tile | None]:

@@ -57,8 +57,16 @@ def _resource_include() -> str:
     return str(Path(ci.__file__).parent / "native" / "resource" / "include")
 
 
-def _args(folders: list[Path] = ()) -> list[str]:
-    return ["-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib", "-std=c++17",
+# What nvcc's front end accepts and clang rejects unless it is told to be lenient: a declaration in
+# a function template's body that shadows a template parameter (`template <int bits> ... constexpr
+# int bits = ...;`, DeepSpeed's fp_quantizer). A file with such an error is parsed again with
+# `-fms-compatibility`, under which clang makes it a warning and the inner declaration wins, as in nvcc.
+_LENIENT_ERRORS = ("shadows template parameter",)
+LENIENT = ["-fms-compatibility"]
+
+
+def _args(folders: list[Path] = (), lenient: bool = False) -> list[str]:
+    return [*(LENIENT if lenient else []), "-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib", "-std=c++17",
             "-nostdinc", "-Wno-unknown-cuda-version", "-ferror-limit=0", f"-I{MODELLED}", *(f"-I{f}" for f in folders),
             f"-I{_VIRTUAL_INCLUDE}", "-isystem", _resource_include(), "-include", str(SHIM)]
 
@@ -241,7 +249,11 @@ def _parse(path: str | os.PathLike) -> _Parsed:
     unsaved += [(str(local), f"#include <{name}>\n") for local, name in shadowed]  # the model, once
     try:
         tu = _index().parse(parsed, args=_args(folders), unsaved_files=unsaved)
-        tu, found = _with_instances(tu, parsed, source, folders, unsaved)
+        lenient = any(d.severity >= ci.Diagnostic.Error and any(e in d.spelling for e in _LENIENT_ERRORS)
+                      for d in tu.diagnostics)
+        if lenient:
+            tu = _index().parse(parsed, args=_args(folders, lenient=True), unsaved_files=unsaved)
+        tu, found = _with_instances(tu, parsed, source, folders, unsaved, lenient)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
     deferred = _check_errors(tu, str(file))
@@ -250,7 +262,8 @@ def _parse(path: str | os.PathLike) -> _Parsed:
 
 
 def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: list[Path],
-                    unsaved: list[tuple[str, str]]) -> tuple[ci.TranslationUnit, list[tuple[Instance, ci.Cursor]]]:
+                    unsaved: list[tuple[str, str]],
+                    lenient: bool = False) -> tuple[ci.TranslationUnit, list[tuple[Instance, ci.Cursor]]]:
     """The unit parsed again with a probe line per instance of its launcher templates appended
     (`instances.py`); a probe clang rejects (an instantiation that does not compile) is left out,
     so that it is no error of the file. Then the instances the file's own calls make of the
@@ -266,7 +279,7 @@ def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: l
     for _ in range(2):  # once with every probe, once more without the rejected ones
         probed = source + "\n" + "\n".join(lines) + "\n"
         files = [(name, text) for name, text in unsaved if name != parsed] + [(parsed, probed)]
-        tu = _index().parse(parsed, args=_args(folders), unsaved_files=files)
+        tu = _index().parse(parsed, args=_args(folders, lenient), unsaved_files=files)
         rejected = {line - first for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error
                     for line in _probe_lines(d, tu.spelling, first)}
         if not rejected:

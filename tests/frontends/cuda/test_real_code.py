@@ -392,3 +392,23 @@ def test_constant_memory_from_the_host_from_an_initialiser_and_of_its_own(tmp_pa
     padded = np.concatenate([x[:1], x, x[-1:]])
     expected = (w[0] * padded[:-2] + w[1] * padded[1:-1] + w[2] * padded[2:]) * 2.0
     np.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+SHADOWING = """
+template <typename T, int bits = 4>
+__global__ void scale(T* x, int n) {
+    constexpr int bits = 3;                // shadows the template parameter: nvcc accepts it, the inner one wins
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * (T)(1 << bits);
+}
+void launch(float* x, int n) { scale<float><<<(n + 127) / 128, 128>>>(x, n); }
+"""
+
+
+def test_a_declaration_shadowing_a_template_parameter_is_accepted_as_nvcc_does(tmp_path: Path) -> None:
+    """clang rejects it (nvcc does not); the file is parsed again with `-fms-compatibility`, where
+    it is a warning and the inner declaration wins."""
+    path = _write(tmp_path, SHADOWING)
+    x = np.arange(5, dtype=np.float32)
+    out = _run(path, x=x.copy(), n=5)
+    np.testing.assert_array_equal(out["x"], x * 8)
