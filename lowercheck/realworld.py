@@ -565,6 +565,8 @@ def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_m
 CAUSES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("", re.compile(r"launches a kernel on a mesh"),
      "Mosaic GPU's or the TPU's mesh kernel language (`plgpu.kernel`, `pl.core_map`): LC901 by design"),
+    ("cuda", re.compile(r"is built on (CUTLASS|CuTe|CUB)"),
+     "code built on CUTLASS, CuTe or CUB, whose templates lowercheck does not model: LC901 naming the library"),
     ("cuda", re.compile(r"\(and \d+ more error\(s\)\)|file not found|too many errors|unknown type name|"
                         r"undeclared identifier|no template named|no member named|no matching|shadows template"),
      "clang cannot parse what the launcher or its kernels use against lowercheck's CUDA model: CUDA, ATen or "

@@ -256,7 +256,7 @@ def _parse(path: str | os.PathLike) -> _Parsed:
         tu, found = _with_instances(tu, parsed, source, folders, unsaved, lenient)
     except ci.TranslationUnitLoadError as err:
         raise UserError(f"clang could not parse {file}: {err}") from None
-    deferred = _check_errors(tu, str(file))
+    deferred = _check_errors(tu, str(file), stubbed)
     _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders, found)
     return result
 
@@ -346,7 +346,7 @@ def _virtual_names(header: str) -> list[str]:
     return list(dict.fromkeys([raw, os.path.normpath(raw)]))
 
 
-def _check_errors(tu: ci.TranslationUnit, shown: str) -> list[ci.Diagnostic]:
+def _check_errors(tu: ci.TranslationUnit, shown: str, stubbed: list[str] = ()) -> list[ci.Diagnostic]:
     """Raise the first error of the main file outside its functions; return the others (inside a
     function of any file, or at a project header's top level), kept for `deferred_error`."""
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
@@ -364,7 +364,7 @@ def _check_errors(tu: ci.TranslationUnit, shown: str) -> list[ci.Diagnostic]:
             _VIRTUAL_INCLUDE)
         (deferred if inside or in_header else fatal).append(d)
     if fatal:
-        raise _error(fatal[0], len(errors), shown)
+        raise _error(fatal[0], len(errors), shown, stubbed)
     return deferred
 
 
@@ -393,10 +393,30 @@ def _all_function_bodies(tu: ci.TranslationUnit) -> list[tuple[str, int, int]]:
     return found
 
 
-def _error(first: ci.Diagnostic, count: int, shown: str) -> UserError:
+# Template libraries whose headers lowercheck has no model of: a file built on one is LC901 naming
+# it (not clang's first error against the empty header that stands in for it).
+TEMPLATE_LIBRARIES = {"cutlass/": "CUTLASS", "cute/": "CuTe", "cub/": "CUB"}
+
+
+def template_library(stubbed: list[str]) -> tuple[str, str] | None:
+    """(library, header) of the first template-library header the file includes, or None."""
+    for header in stubbed:
+        for prefix, library in TEMPLATE_LIBRARIES.items():
+            if header.startswith(prefix):
+                return library, header
+    return None
+
+
+def _error(first: ci.Diagnostic, count: int, shown: str, stubbed: list[str] = ()) -> UserError | Unsupported:
     loc = first.location
     where = (_mapped(loc.file.name, loc.line, loc.column, shown) if loc.file
              else SourceLocation(shown, loc.line, loc.column))
+    library = template_library(list(stubbed))
+    if library is not None:  # what fails is the library's code, which lowercheck does not model
+        name, header = library
+        return Unsupported(f"this code is built on {name} (`<{header}>`), whose templates lowercheck does not model "
+                           f"(clang, without them: {first.spelling})", where,
+                           hint=f"a kernel written without {name} can be checked; one built on it cannot yet")
     more = f" (and {count - 1} more error(s))" if count > 1 else ""
     hint = None
     if "file not found" in first.spelling:
@@ -422,7 +442,7 @@ def deferred_error(path: str | os.PathLike, functions: list[ci.Cursor]) -> UserE
     parsed = _parse(path)
     for fn in functions:
         if inside := _errors_in(parsed, fn):
-            return _error(inside[0], len(inside), str(path))
+            return _error(inside[0], len(inside), str(path), parsed.stubbed)
     return None
 
 

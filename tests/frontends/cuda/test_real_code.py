@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lowercheck import ir
-from lowercheck.errors import UserError
+from lowercheck.errors import Unsupported, UserError
 from lowercheck.frontends import cuda
 from lowercheck.lowering import extract_accesses
 from lowercheck.runners import poison, simt
@@ -412,3 +412,21 @@ def test_a_declaration_shadowing_a_template_parameter_is_accepted_as_nvcc_does(t
     x = np.arange(5, dtype=np.float32)
     out = _run(path, x=x.copy(), n=5)
     np.testing.assert_array_equal(out["x"], x * 8)
+
+
+CUTLASS = """
+#include <cutlass/gemm/gemm.h>
+using Shape = cutlass::gemm::GemmShape<128, 128, 32>;
+__global__ void k(float* x) { x[threadIdx.x] = Shape::kM; }
+void launch(float* x) { k<<<1, 32>>>(x); }
+"""
+
+
+def test_a_file_built_on_cutlass_is_lc901_naming_it(tmp_path: Path) -> None:
+    """CUTLASS, CuTe and CUB have no model: a file whose code fails against the empty header standing
+    in for one is inconclusive naming the library, not clang's first error."""
+    path = _write(tmp_path, CUTLASS)
+    with pytest.raises(Unsupported) as caught:
+        cuda.lower(str(path))
+    assert "built on CUTLASS (`<cutlass/gemm/gemm.h>`)" in caught.value.message
+    assert caught.value.code == "LC901"
