@@ -137,14 +137,21 @@ def read_python(path: str) -> str:
 
 
 def function_def(path: str, entry: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The `def entry(...)` of a Python file, or None (also for a file that does not parse: the
-    front end says why)."""
+    """The `def entry(...)` of a Python file (`Class.method`: that class's method, an autograd
+    Function's `forward`), or None (also for a file that does not parse: the front end says why)."""
     try:
         tree = ast.parse(read_python(path))
     except (OSError, SyntaxError, ValueError, UserError):
         return None
-    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == entry), None)
+    owner, _, name = entry.rpartition(".")
+    scope: ast.AST = tree
+    if owner:
+        found = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == owner), None)
+        if found is None:
+            return None
+        scope = found
+    return next((n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name), None)
 
 
 # Calls that keep a tensor's name (`dx.view(shape)` returns dx, reshaped).

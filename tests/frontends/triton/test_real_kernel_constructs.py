@@ -164,3 +164,11 @@ def test_an_autograd_functions_forward_is_an_entry(tmp_path: Path) -> None:
     reference.write_text("import torch\n\n\ndef double(x):\n    return 2 * x\n")
     done = run_lowercheck(["diff", str(reference), f"{path}:DoubleFunction.forward", "--size", "n=1,300"])
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_autograd_forward_keeps_its_defaults() -> None:
+    """`Class.forward` is that class's method (another class's `forward` comes first in the file),
+    so its defaulted parameters keep their defaults instead of being assumed tensors."""
+    done = run_lowercheck(["lower", f"{INPUTS / 'autograd_defaults.py'}:ScaleFunction.forward", "--emit", "access"])
+    assert done.returncode == 0, done.stderr
+    assert "access.access" in done.stdout
