@@ -813,11 +813,12 @@ def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Map
             value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
         else:
             value = _fresh(param, _concrete_shape(param, sizes), kind, seed)
-            bounds = source.ranges.get(name) or next(
-                (target.ranges[p] for p in reverse.get(name, ()) if p in target.ranges), None)
-            if bounds is None and kind in TYPICAL_DRAWS:
-                bounds = source.index_ranges.get(name) or next(
-                    (target.index_ranges[p] for p in reverse.get(name, ()) if p in target.index_ranges), None)
+            def bounds_in(field: str):  # the source's by its name, else the target's by a partner's
+                found = getattr(source, field).get(name)
+                return found or next((getattr(target, field)[p] for p in reverse.get(name, ())
+                                      if p in getattr(target, field)), None)
+
+            bounds = bounds_in("ranges") or (bounds_in("index_ranges") if kind in TYPICAL_DRAWS else None)
             if bounds is not None:
                 value = _within(value, bounds, sizes)
             if name in zeroed:
