@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 from xdsl.dialects.builtin import (
@@ -121,16 +121,94 @@ def from_clang(t: ci.Type) -> CType | None:
         return INT
     if canon.kind == TK.POINTER:
         elem = from_clang(canon.get_pointee())
+        if elem is None and (layout := record_layout(canon.get_pointee())) is not None:
+            elem = layout.elem  # a pointer to structs of one scalar type: a buffer of that scalar
         if elem is None or elem.kind == "ptr":
             return None
         return CType("ptr", 64, False, elem)  # `void*` too: the memory behind it keeps its type
     if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
         return None
     if canon.kind == TK.RECORD:
-        return VECTORS.get(canon.get_declaration().spelling)
+        return VECTORS.get(canon.get_declaration().spelling) or bit_fields(canon)
     if canon.kind == TK.UNEXPOSED and canon.spelling.removeprefix("const ") == "__bf16":
         return _SCALARS[TK.BFLOAT16]  # libclang does not expose __bf16 on every target
     return _SCALARS.get(canon.kind)
+
+
+@dataclass(frozen=True)
+class RecordLayout:
+    """A struct in memory whose members are all of one scalar type (`struct { int32_t start, count,
+    seen, pad; }`, `AlignedArray<half, 8>`): a buffer of that scalar, `size` of them per struct,
+    each member `offsets[name]` of them from the struct's start (an array member: its first)."""
+
+    elem: CType
+    size: int
+    offsets: dict[str, int] = field(default_factory=dict)
+
+
+def record_layout(t: ci.Type) -> RecordLayout | None:
+    """The layout of a struct type as a buffer of one scalar; None for anything else (mixed member
+    types, nested structs, bit-fields, vectors: those are not modelled in memory)."""
+    record = t.get_canonical()
+    if record.kind != TK.RECORD or from_clang(record) is not None:
+        return None
+    fields = list(record.get_fields())
+    elem: CType | None = None
+    offsets: dict[str, int] = {}
+    for f in fields:
+        ft = f.type.get_canonical()
+        while ft.kind == TK.CONSTANTARRAY:
+            ft = ft.element_type.get_canonical()
+        scalar = from_clang(ft)
+        if f.is_bitfield() or scalar is None or scalar.kind in ("ptr", "vec", "void") or \
+                (elem is not None and scalar.ir != elem.ir):
+            return None
+        elem = scalar if elem is None else elem
+        offsets[f.spelling] = record.get_offset(f.spelling) // elem.width
+    if elem is None or (record.get_size() * 8) % elem.width:
+        return None
+    return RecordLayout(elem, record.get_size() * 8 // elem.width, offsets)
+
+
+def is_plain_struct(t: ci.Type) -> bool:
+    """A struct passed by value as a bundle of values (DeepSpeed's `BatchWrapperCPP`: pointers and
+    sizes): not one of CUDA's vector types, not a struct of bit-fields, not a cooperative group or
+    `dim3` (the caller checks those)."""
+    canon = t.get_canonical()
+    return canon.kind == TK.RECORD and from_clang(canon) is None and bool(list(canon.get_fields()))
+
+
+def struct_leaves(t: ci.Type, name: str) -> list[tuple[str, tuple[str, ...], CType | None]]:
+    """A struct parameter as the values it bundles, nested structs flattened: (the value's name,
+    its path of members, its type), `batch_desc_kv_desc_block_size` for `batch_desc.kv_desc.block_size`.
+    A member lowercheck does not model (a pointer to pointers, an array) has type None: it is
+    passed to nobody, and a kernel that reads it is not lowered."""
+    found: list[tuple[str, tuple[str, ...], CType | None]] = []
+
+    def walk(record: ci.Type, path: tuple[str, ...]) -> None:
+        for f in record.get_canonical().get_fields():
+            ft = f.type.get_canonical()
+            here = (*path, f.spelling)
+            if from_clang(ft) is None and ft.kind == TK.RECORD and list(ft.get_fields()):
+                walk(ft, here)
+                continue
+            found.append(("_".join((name, *here)), here, from_clang(ft) if not f.is_bitfield() else None))
+
+    walk(t, ())
+    return found
+
+
+def bit_fields(record: ci.Type) -> CType | None:
+    """A struct of integer bit-fields only, no wider than 64 bits (`struct { int8_t high : 4; int8_t
+    low : 4; }`, the packed int4 pairs of quantisation kernels), is the unsigned integer that stores
+    them: the hardware's view, so that reinterpreting it as bytes and back keeps every bit. Its
+    members are extracted where they are read (offsets and widths as clang lays them out)."""
+    fields = list(record.get_fields())
+    size = record.get_size()
+    if not fields or size not in (1, 2, 4, 8) or not all(
+            f.is_bitfield() and (from_clang(f.type) or VOID).kind == "int" for f in fields):
+        return None
+    return CType("int", 8 * size, False)
 
 
 def promote(t: CType) -> CType:

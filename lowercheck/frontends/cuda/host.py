@@ -63,6 +63,14 @@ class Buffer:
 
 
 @dataclass
+class Bundle:
+    """A struct the launcher receives by value and passes on to kernels (`BatchWrapperCPP`): the
+    value of each member it bundles (`ctype.struct_leaves`), a buffer or an expression."""
+
+    values: dict[tuple[str, ...], object]
+
+
+@dataclass
 class Launch:
     cursor: ci.Cursor
     kernel: ci.Cursor  # the kernel's definition
@@ -174,6 +182,24 @@ def _strip(c: ci.Cursor) -> ci.Cursor:
     return c
 
 
+def _by_value(t: ci.Type) -> ci.Type:
+    canon = t.get_canonical()
+    if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        return canon.get_pointee().get_canonical()
+    return canon
+
+
+def _is_bundle(t: ci.Type) -> bool:
+    """A struct of pointers and values passed whole (by value or const reference): `ctype.struct_leaves`."""
+    inner = _by_value(t)
+    return ct.is_plain_struct(inner) and not _is_dim3(inner) and not is_tensor(inner) and not is_stream(inner) \
+        and inner.get_declaration().spelling not in _NOT_BUNDLES
+
+
+# host-side structs that are not bundles of kernel values
+_NOT_BUNDLES = frozenset({"dim3", "Tensor", "TensorOptions", "Scalar", "cudaDeviceProp", "cudaEvent_t"})
+
+
 def _is_dim3(t: ci.Type) -> bool:
     return t.get_canonical().get_declaration().spelling == "dim3"
 
@@ -239,6 +265,15 @@ class HostReader:
                 self.values[decl_key(p)] = buffer
                 self.tensor_params.append(buffer)
                 params.append((p.spelling, buffer.ctype, p))
+                continue
+            if _is_bundle(p.type):  # a struct of pointers and sizes: one entry parameter per member
+                bundle = Bundle({})
+                for leaf, path, t in ct.struct_leaves(_by_value(p.type), p.spelling):
+                    if t is None:
+                        continue
+                    params.append((leaf, t, p))
+                    bundle.values[path] = Buffer(leaf, t) if t.kind == "ptr" else symbolic.var(leaf)
+                self.values[decl_key(p)] = bundle
                 continue
             t = ct.from_clang(p.type)
             if t is None or t.kind == "void" or (t.kind == "ptr" and t.elem is not None and t.elem.kind == "void"):
@@ -399,10 +434,11 @@ class HostReader:
 
     def _launch_arg(self, a: ci.Cursor, param: ci.Cursor | None = None) -> str:
         t = ct.from_clang(a.type)
-        if self._null(a):  # `nullptr` for an optional input the kernel does not read (a template flag)
+        to_pointer = param is None or param.type.get_canonical().kind == ci.TypeKind.POINTER
+        if to_pointer and self._null(a):  # `nullptr` for an optional input the kernel does not read
             return self._null_buffer(a, param).name
-        if t is not None and t.kind == "ptr":
-            buffer = self.buffer(a)
+        if (t is not None and t.kind == "ptr") or a.type.get_canonical().kind == ci.TypeKind.POINTER:
+            buffer = self.buffer(a)  # a pointer to structs too (`(const Row*)rows`): the same buffer
             if buffer.temp and buffer not in self.result.temps:
                 self.result.temps.append(buffer)
             return buffer.name
@@ -701,6 +737,8 @@ class HostReader:
                 bound[decl_key(p)] = self.buffer(a)
             elif _is_dim3(p.type):
                 bound[decl_key(p)] = self.dim3(a)
+            elif _is_bundle(p.type):
+                bound[decl_key(p)] = self._bundle(a)
             else:
                 bound[decl_key(p)] = self.try_expr(a)
         body = next((c for c in children(callee) if c.kind == K.COMPOUND_STMT), None)
@@ -766,12 +804,33 @@ class HostReader:
             raise self.unsupported(f"passing the null pointer `{_text(e)}` to a kernel", e)
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
 
+    def _bundle(self, e: ci.Cursor) -> Bundle:
+        c = _strip(e)
+        while c.kind == K.CALL_EXPR and c.referenced is not None and c.referenced.kind == K.CONSTRUCTOR \
+                and len(list(c.get_arguments())) == 1:  # the implicit copy of a struct passed by value
+            c = _strip(next(iter(c.get_arguments())))
+        value = self.values.get(decl_key(c.referenced)) if c.kind == K.DECL_REF_EXPR and c.referenced else None
+        if not isinstance(value, Bundle):
+            raise self.unsupported(f"the struct argument `{_text(e)}` (pass the launcher's own parameter)", e)
+        return value
+
     def launch(self, call: ci.Cursor, kernel: ci.Cursor) -> None:
         config = next(c for c in children(call) if c.kind == K.CALL_EXPR and c.spelling == "cudaConfigureCall")
         config_args = list(config.get_arguments())
         grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
         params = [c for c in children(kernel) if c.kind == K.PARM_DECL]
-        args = [self._launch_arg(a, params[i] if i < len(params) else None) for i, a in enumerate(call.get_arguments())]
+        args: list[str] = []
+        for i, a in enumerate(call.get_arguments()):
+            if i < len(params) and _is_bundle(params[i].type):  # a struct by value: each member it bundles
+                bundle = self._bundle(a)
+                for _, path, t in ct.struct_leaves(_by_value(params[i].type), params[i].spelling):
+                    if t is not None:
+                        value = bundle.values.get(path)
+                        if value is None:
+                            raise self.unsupported(f"the member `{'.'.join(path)}` of `{_text(a)}`", a)
+                        args.append(value.name if isinstance(value, Buffer) else symbolic.format(value))
+                continue
+            args.append(self._launch_arg(a, params[i] if i < len(params) else None))
         shared = None
         if len(config_args) > 2 and not self._default(config_args[2]):
             shared = self.expr(config_args[2])

@@ -125,9 +125,19 @@ class Obj:
     a struct field: an Obj of its own), so that a member's address (`&params.scale`, which LLM
     kernels pass to their load helpers) is a pointer like any other and methods update it in place."""
 
-    fields: dict[str, Ptr | Obj]
+    fields: dict[str, Ptr | Obj | Fixed]
     record: str  # the type's name, for messages
     decls: dict[str, ci.Cursor] = field(default_factory=dict)  # each field's declaration (its default value)
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A member of an object that holds a value rather than a cell: a pointer (a buffer), or any
+    member of a struct the kernel receives by value (`batch_desc.tokens_to_seq`), which it reads
+    and never assigns. `value` None: a member lowercheck does not model (a pointer to pointers)."""
+
+    value: Value | None
+    ctype: CType
 
 
 OBJECT = CType("struct")  # the CType an Obj travels with (never an IR type)
@@ -388,16 +398,31 @@ class KernelLowering:
     def _lower_kernel(self, fn: ci.Cursor, name: str | None) -> func.FuncOp:
         self.addressed |= _addressed_locals(fn)
         params = [c for c in children(fn) if c.kind == K.PARM_DECL]
-        types = [self.ctype(p.type, p) for p in params]
-        for p, t in zip(params, types):
+        # one argument per parameter; a struct by value: one per value it bundles (`ctype.struct_leaves`)
+        flat: list[tuple[ci.Cursor, str, tuple[str, ...], CType]] = []
+        for p in params:
+            if ct.is_plain_struct(p.type) and self.record_of(p.type) is not None \
+                    and p.type.get_canonical().kind == ci.TypeKind.RECORD:
+                flat += [(p, leaf, path, t) for leaf, path, t in ct.struct_leaves(p.type, p.spelling) if t is not None]
+                continue
+            t = self.ctype(p.type, p)
             if t.kind == "ptr" and t.elem is not None and t.elem.kind == "void":
                 raise self.unsupported(f"the kernel parameter `{p.spelling}` of type `{p.type.spelling}` (its "
                                        "element type is unknown)", p)
-        self.block = self.entry = Block(arg_types=[t.ir for t in types])
-        for p, t, arg in zip(params, types, self.block.args):
-            arg.name_hint = p.spelling or None
+            flat.append((p, p.spelling, (), t))
+        self.block = self.entry = Block(arg_types=[t.ir for _, _, _, t in flat])
+        values: dict[tuple[str, ...], Value] = {}
+        for (p, leaf, path, t), arg in zip(flat, self.block.args):
+            arg.name_hint = leaf or None
             arg.location = self._loc(p)
-            self.bind(p, Ptr(arg, None, t) if t.kind == "ptr" else arg, t)
+            value = Ptr(arg, None, t) if t.kind == "ptr" else arg
+            if path:
+                values[(p.spelling, *path)] = value
+            else:
+                self.bind(p, value, t)
+        for p in params:
+            if decl_key(p) not in self.env:
+                self.bind(p, self._received(p.type, (p.spelling,), values, p), OBJECT)
         body = self._body(fn)
         self.frames.append(Frame(fn, ct.VOID, f"return:{fn.spelling}"))
         self.seq(children(body))
@@ -542,7 +567,13 @@ class KernelLowering:
                 ft = ft.element_type.get_canonical()
             if self.record_of(ft) is not None:
                 raise self.unsupported(f"an array of objects (`{f.spelling}` of `{record.spelling}`)", cursor)
+            if ft.kind == ci.TypeKind.POINTER and ct.from_clang(ft) is None and not shape:
+                fields[f.spelling] = Fixed(None, ct.VOID)  # a pointer to pointers: not modelled
+                continue
             elem = self.ctype(ft, cursor)
+            if elem.kind == "ptr" and not shape:  # a pointer member: a value, set where it is copied in
+                fields[f.spelling] = Fixed(Undef(elem), elem)
+                continue
             op = memref.AllocaOp.get(elem.ir, shape=shape or [elem.lanes], memory_space=NoneAttr())
             op.location = self._loc(cursor)
             op.memref.name_hint = f.spelling or None
@@ -550,11 +581,33 @@ class KernelLowering:
             fields[f.spelling] = Ptr(op.memref, None, CType("ptr", 64, False, elem))
         return Obj(fields, record.spelling, decls)
 
-    def field_place(self, e: ci.Cursor) -> Ptr | Obj | None:
+    def _received(self, t: ci.Type, path: tuple[str, ...], values: dict[tuple[str, ...], Value],
+                  p: ci.Cursor) -> Obj:
+        """A struct the kernel receives by value: each member the argument that carries it."""
+        record = t.get_canonical()
+        fields: dict[str, Ptr | Obj | Fixed] = {}
+        for f in record.get_fields():
+            here = (*path, f.spelling)
+            ft = f.type.get_canonical()
+            if ct.from_clang(ft) is None and ft.kind == ci.TypeKind.RECORD and list(ft.get_fields()):
+                fields[f.spelling] = self._received(ft, here, values, p)
+            else:
+                leaf_type = ct.from_clang(ft)
+                fields[f.spelling] = Fixed(values.get(here), leaf_type or ct.VOID)
+        return Obj(fields, record.spelling, {f.spelling: f for f in record.get_fields()})
+
+    def field_place(self, e: ci.Cursor) -> Ptr | Obj | Fixed | None:
         """The cell (or nested object) of the field `e` names: `obj.f`, `this->f`, `f` in a method,
         `obj.inner.f`, `make().f`; None when `e` is no member of a local object (`threadIdx.x`)."""
         kids = [c for c in children(e) if c.kind.is_expression()]
-        obj = self._object_of(_strip(kids[0])) if kids else self.frames[-1].this
+        if kids and kids[0].type.get_canonical().kind == ci.TypeKind.POINTER \
+                and _strip(kids[0]).kind != K.CXX_THIS_EXPR and self.record_of(kids[0].type.get_canonical().get_pointee()) is not None:
+            p, _ = self.expr(kids[0])  # `rows->count`: the member of the struct `rows` points to
+            if not isinstance(p, Ptr):
+                raise self.unsupported(f"the member access `{_text(e)}`", e)
+            obj: Obj | None = self.in_memory(p, kids[0].type.get_canonical().get_pointee(), e)
+        else:
+            obj = self._object_of(_strip(kids[0])) if kids else self.frames[-1].this
         if obj is None:
             return None
         place = obj.fields.get(e.referenced.spelling)
@@ -571,6 +624,9 @@ class KernelLowering:
             return self.frames[-1].this  # `(*this).f`
         if base.kind == K.PAREN_EXPR:
             return self._object_of(_strip(children(base)[0]))
+        if base.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.UNARY_OPERATOR) and self.record_of(base.type) is not None:
+            value, _ = self.expr(base)  # `rows[i].count`, `(*rows).count`: a struct in memory
+            return value if isinstance(value, Obj) else None
         if base.kind == K.DECL_REF_EXPR and base.referenced is not None:
             value = self.env.get(decl_key(base.referenced))
             return value if isinstance(value, Obj) else None
@@ -586,6 +642,8 @@ class KernelLowering:
         """The object a method is called on: `obj.m()`, `ptr->m()` of an object, `m()` in a method."""
         member = next((c for c in children(call) if c.kind == K.MEMBER_REF_EXPR), None)
         kids = [c for c in children(member) if c.kind.is_expression()] if member is not None else []
+        if member is None and call.referenced is not None and call.referenced.spelling.startswith("operator"):
+            kids = [c for c in children(call) if c.kind.is_expression()][:1]  # `a[k]`, `a + b`: `a`
         if not kids or _strip(kids[0]).kind == K.CXX_THIS_EXPR:
             this = self.frames[-1].this
             if this is None:
@@ -675,10 +733,28 @@ class KernelLowering:
             expr = given.get(name)
             if expr is None and name in obj.decls:
                 expr = next((c for c in children(obj.decls[name]) if c.kind.is_expression()), None)
-            if expr is None or isinstance(place, Obj):
+            if expr is None or isinstance(place, (Obj, Fixed)):
                 continue
             v, t = self.expr(expr)
             self.write(place, v, t, expr)
+
+    def in_memory(self, p: Ptr, t: ci.Type, e: ci.Cursor) -> Obj:
+        """The struct of type `t` at `p` (a buffer of its one scalar type: `ctype.record_layout`)
+        as an object whose member cells are that memory: reading a member loads it, writing one
+        stores it, copying the object copies them all."""
+        layout = ct.record_layout(t)
+        record = t.get_canonical()
+        if layout is None:
+            raise self.unsupported(f"a `{t.spelling}` in memory (its members are not all of one scalar type)", e)
+        if _base_elem(p) != layout.elem.ir or p.ctype.elem is None or p.ctype.elem.ir != layout.elem.ir:
+            raise self.unsupported(f"a `{t.spelling}` over a buffer of `{_base_elem(p)}`", e)
+        fields: dict[str, Ptr | Obj] = {}
+        for f in record.get_fields():
+            at = self.index_const(layout.offsets[f.spelling], e)
+            offset = self.emit1(arith.AddiOp(p.offset, at), e) if p.offset is not None else at
+            fields[f.spelling] = Ptr(p.base, offset, CType("ptr", 64, False, self.ctype(_scalar_of(f.type), e)),
+                                     p.lead)
+        return Obj(fields, record.spelling, {f.spelling: f for f in record.get_fields()})
 
     def copied(self, source: Obj, t: ci.Type, e: ci.Cursor) -> Obj:
         obj = self.new_object(t, e)
@@ -692,13 +768,32 @@ class KernelLowering:
             if isinstance(place, Obj) and isinstance(other, Obj):
                 self.copy_object(place, other, e)
                 continue
+            if isinstance(other, Fixed) and isinstance(place, Fixed):
+                target.fields[name] = other  # a pointer (or a received value): the copy holds the same
+                continue
+            if isinstance(other, Fixed) and isinstance(place, Ptr) and other.value is not None:
+                self.write(place, other.value, other.ctype, e)
+                continue
             if not isinstance(place, Ptr) or not isinstance(other, Ptr):
                 raise self.unsupported(f"copying a `{source.record}` into a `{target.record}`", e)
+            decl = target.decls.get(name) or source.decls.get(name)
+            count = _elements_of(decl.type) if decl is not None else 1
+            for k in range(count):
+                v = self.emit1(memref.LoadOp.get(other.base, self._member_scalar(other, k, e)), e)
+                self.emit(memref.StoreOp.get(v, place.base, self._member_scalar(place, k, e)), e)
+
+    def _member_scalar(self, place: Ptr, k: int, e: ci.Cursor) -> list[SSAValue]:
+        """The indices of a member's k-th scalar: in a thread's cell (its own array, of any rank),
+        or in memory (k past the member's offset)."""
+        if place.offset is None:
             shape = [d.data for d in place.base.type.shape.data]  # type: ignore[attr-defined]
-            for index in itertools.product(*(range(d) for d in shape)):
-                at = [self.index_const(i, e) for i in index]
-                v = self.emit1(memref.LoadOp.get(other.base, at), e)
-                self.emit(memref.StoreOp.get(v, place.base, at), e)
+            index = []
+            for d in reversed(shape):
+                index.append(k % d)
+                k //= d
+            return [self.index_const(i, e) for i in reversed(index)]
+        at = self.emit1(arith.AddiOp(place.offset, self.index_const(k, e)), e) if k else place.offset
+        return [*place.lead, at]
 
     # -------------------------------------------------------- statements
     def seq(self, stmts: list[ci.Cursor]) -> None:
@@ -1625,10 +1720,18 @@ class KernelLowering:
         return None
 
     def _member(self, e: ci.Cursor) -> tuple[Value, CType]:
+        if e.referenced is not None and e.referenced.kind == K.FIELD_DECL and e.referenced.is_bitfield() \
+                and ct.bit_fields(e.referenced.semantic_parent.type) is not None:
+            return self._bit_field(e)
         if e.referenced is not None and e.referenced.kind == K.FIELD_DECL:
             place = self.field_place(e)
             if isinstance(place, Obj):
                 return place, OBJECT
+            if isinstance(place, Fixed):
+                if place.value is None or isinstance(place.value, Undef) and place.ctype.kind == "ptr":
+                    raise self.unsupported(f"the member `{_text(e)}` of type `{e.type.spelling}` (a pointer "
+                                           "to pointers, an array or a pointer no one set)", e)
+                return place.value, place.ctype
             if place is not None:
                 if _is_array(e.referenced.type.get_canonical()):  # an array member decays to its pointer
                     return place, place.ctype
@@ -1660,6 +1763,47 @@ class KernelLowering:
         index = self.emit1(op(gpu.DimensionAttr(dim)), e)
         return self.emit1(arith.IndexCastOp(index, IntegerType(32)), e), ct.UINT
 
+    def _bit_field(self, e: ci.Cursor) -> tuple[Value, CType]:
+        """`d.low` of a struct of bit-fields (an integer: `ctype.bit_fields`): the field's bits of
+        the storage integer, sign-extended when the field's type is signed."""
+        field_decl = e.referenced
+        record = field_decl.semantic_parent.type
+        storage = ct.bit_fields(record)
+        assert storage is not None
+        v, t = self.expr(children(e)[0])
+        if t != storage:
+            raise self.unsupported(f"the member access `{_text(e)}`", e)
+        ft = self.ctype(field_decl.type, e)
+        width, at = field_decl.get_bitfield_width(), record.get_offset(field_decl.spelling)
+        x = self.scalar(v, e)
+        if ft.signed:  # to the top, then an arithmetic shift back down: the sign bit spreads
+            x = self.emit1(arith.ShLIOp(x, self.constant(storage.bits - at - width, storage, e)), e)
+            x = self.emit1(arith.ShRSIOp(x, self.constant(storage.bits - width, storage, e)), e)
+        else:
+            x = self.emit1(arith.ShRUIOp(x, self.constant(at, storage, e)), e)
+            x = self.emit1(arith.AndIOp(x, self.constant((1 << width) - 1, storage, e)), e)
+        return self.convert(x, CType("int", storage.bits, ft.signed), ft, e), ft
+
+    def _init_list(self, e: ci.Cursor) -> tuple[Value, CType]:
+        """`PackedInt4{hi, lo}`: a struct of bit-fields built from its fields' values (each cut to
+        its width, at its offset; fields not given are zero). Other init lists are not values here."""
+        record = e.type.get_canonical()
+        storage = ct.bit_fields(record) if record.kind == ci.TypeKind.RECORD else None
+        items = children(e)
+        fields = list(record.get_fields()) if storage is not None else []
+        if storage is None or len(items) > len(fields):
+            raise self.unsupported(f"the expression `{_text(e)}` (init_list_expr)", e)
+        packed = self.constant(0, storage, e)
+        for f, item in zip(fields, items):
+            v, t = self.expr(item)
+            x = self.scalar(self.convert(self.scalar(v, item), t, storage, item), item)
+            width, at = f.get_bitfield_width(), record.get_offset(f.spelling)
+            x = self.emit1(arith.AndIOp(x, self.constant((1 << width) - 1, storage, item)), item)
+            if at:
+                x = self.emit1(arith.ShLIOp(x, self.constant(at, storage, item)), item)
+            packed = self.emit1(arith.OrIOp(packed, x), item)
+        return packed, storage
+
     def _subscript_ptr(self, e: ci.Cursor) -> Ptr:
         """The address `&p[i]` of a subscript, or of `*p`."""
         if e.kind == K.ARRAY_SUBSCRIPT_EXPR:
@@ -1670,7 +1814,7 @@ class KernelLowering:
             i, it = self.expr(index)
             if p.offset is None and len(p.lead) + 1 < p.rank:  # `s[i]` of `s[A][B]`: a row
                 return Ptr(p.base, None, p.ctype, p.lead + (self.to_index(self.scalar(i, index), it, e),))
-            return self.offset(p, self.scalar(i, index), it, e, subtract=False)
+            return self.offset(p, self.scalar(i, index), it, e, subtract=False, stride=_stride(base.type))
         if e.kind == K.UNARY_OPERATOR and unary_operator(e, self.shown) == "*":
             p, _ = self.expr(children(e)[0])
             if isinstance(p, Ptr):
@@ -1682,10 +1826,11 @@ class KernelLowering:
             return cell
         raise self.unsupported(f"the memory access `{_text(e)}`", e)
 
-    def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool) -> Ptr:
+    def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool, stride: int = 1) -> Ptr:
+        """`p + i`; `stride`: the scalars of one struct when `p` points to structs (`Row* rows`)."""
         idx = self.to_index(i, it, e)
         assert p.ctype.elem is not None
-        step = self.elements_per(p, e)  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
+        step = self.elements_per(p, e) * stride  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
         if step != 1:
             idx = self.emit1(arith.MuliOp(idx, self.index_const(step, e)), e)
         if len(p.lead) + 1 < p.rank:
@@ -1819,6 +1964,8 @@ class KernelLowering:
         return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k * step, e)), e), scalar_ptr, p.lead)
 
     def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
+        if self.record_of(e.type) is not None:  # `rows[i]` of `Row* rows`: that struct, in memory
+            return self.in_memory(self._subscript_ptr(e), e.type, e), OBJECT
         p = self._subscript_ptr(e)
         assert p.ctype.elem is not None
         if _is_array(e.type.get_canonical()):  # a row of a 2-D array: an address, not a value
@@ -1846,7 +1993,44 @@ class KernelLowering:
             if key not in self.env:
                 raise self.unsupported(f"assigning `{target.spelling}` (globals)", e)
             return key
+        if target.kind == K.CALL_EXPR and target.referenced is not None:
+            return self.returned_place(target)
+        if target.kind in _CASTS and _same_place(target):
+            return self.lvalue(children(target)[-1], e)
         return self._subscript_ptr(target)
+
+    def returned_place(self, call: ci.Cursor) -> Ptr:
+        """What an accessor returning a reference refers to (`T& operator[](int k) { return
+        data[k]; }`, `at(k)`): the place its one `return` names, with its arguments and `this` bound,
+        so that `a[k] = v` stores there."""
+        callee = call.referenced
+        definition = callee.get_definition()
+        result = definition.result_type.get_canonical() if definition is not None else None
+        body = children(self._body(definition)) if definition is not None else []
+        params = [c for c in children(definition) if c.kind == K.PARM_DECL] if definition is not None else []
+        if result is None or result.kind != ci.TypeKind.LVALUEREFERENCE or len(body) != 1 \
+                or body[0].kind != K.RETURN_STMT or not children(body[0]) \
+                or any(ct.from_clang(p.type) is None for p in params):
+            raise self.unsupported(f"assigning through the call `{_text(call)}`", call)
+        this = self.receiver(call) if callee.kind == K.CXX_METHOD and not callee.is_static_method() else None
+        args = _method_args(call)
+        bound = []
+        for p, a in zip(params, args):
+            v, t = self.expr(a)
+            pt = self.ctype(p.type, p)
+            bound.append((p, self.convert(v, t, pt, a), pt))
+        outer_keys = set(self.env)
+        for p, v, pt in bound:
+            self.bind(p, v, pt)
+        self.frames.append(Frame(definition, ct.VOID, f"return:{definition.spelling}:{len(self.frames)}", this=this))
+        place = self.lvalue(children(body[0])[0], call)
+        self.frames.pop()
+        for key in list(self.env):
+            if key not in outer_keys:
+                del self.env[key]
+        if not isinstance(place, Ptr):
+            raise self.unsupported(f"assigning through the call `{_text(call)}` (it returns a local)", call)
+        return place
 
     def read(self, place: object | Ptr, e: ci.Cursor) -> tuple[Value, CType]:
         if isinstance(place, Ptr):
@@ -1919,12 +2103,13 @@ class KernelLowering:
         return self.emit1(cls(a, b), e), rt
 
     def _pointer_arith(self, op, a, at, b, bt, e) -> tuple[Value, CType]:
+        stride = _stride(e.type)
         if op == B.Add and isinstance(a, Ptr) and not isinstance(b, Ptr):
-            return self.offset(a, self.scalar(b, e), bt, e, subtract=False), at
+            return self.offset(a, self.scalar(b, e), bt, e, subtract=False, stride=stride), at
         if op == B.Add and isinstance(b, Ptr) and not isinstance(a, Ptr):
-            return self.offset(b, self.scalar(a, e), at, e, subtract=False), bt
+            return self.offset(b, self.scalar(a, e), at, e, subtract=False, stride=stride), bt
         if op == B.Sub and isinstance(a, Ptr) and not isinstance(b, Ptr):
-            return self.offset(a, self.scalar(b, e), bt, e, subtract=True), at
+            return self.offset(a, self.scalar(b, e), bt, e, subtract=True, stride=stride), at
         raise self.unsupported(f"the pointer arithmetic `{_text(e)}`", e)
 
     def _compare(self, op: B, a, at: CType, b, bt: CType, e: ci.Cursor) -> SSAValue:
@@ -2020,6 +2205,8 @@ class KernelLowering:
             return self._subscript_ptr(_strip_parens(operand)), self.ctype(e.type, e)
         if kind == "*":
             p = self._subscript_ptr(e)
+            if self.record_of(e.type) is not None:  # `*rows`: the struct it points to, in memory
+                return self.in_memory(p, e.type, e), OBJECT
             assert p.ctype.elem is not None
             return self.load(p, e), p.ctype.elem
         v, t = self.expr(operand)
@@ -2059,6 +2246,11 @@ class KernelLowering:
             obj = self.new_object(e.type, e)
             self.construct(obj, e, callee, args)
             return obj, OBJECT
+        if callee.kind == K.CONSTRUCTOR and (storage := ct.from_clang(e.type)) is not None \
+                and ct.bit_fields(e.type.get_canonical()) is not None and len(args) <= 1:
+            if not args:  # `PackedInt4()`: all bits zero
+                return self.constant(0, storage, e), storage
+            return self.expr(args[0])  # a copy: the same bits
         if callee.kind == K.CONVERSION_FUNCTION and callee.get_definition() is None:
             return self._raw_bits(e, self.receiver(e))
         if callee.kind == K.CXX_METHOD and name == "operator=" and self.record_of(e.type) is not None:
@@ -2070,7 +2262,7 @@ class KernelLowering:
                 return target, OBJECT
         if callee.kind == K.CXX_METHOD and not callee.is_static_method() and callee.get_definition() is not None \
                 and callee.semantic_parent is not None and self.record_of(callee.semantic_parent.type) is not None:
-            return self.inline(e, callee, args, this=self.receiver(e))
+            return self.inline(e, callee, _method_args(e), this=self.receiver(e))
         rt_vec = ct.from_clang(e.type)
         if rt_vec is not None and rt_vec.kind == "vec":
             return self._vector_call(e, callee, args, rt_vec)
@@ -2173,8 +2365,37 @@ _EXPRESSIONS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], tuple[Va
     K.UNARY_OPERATOR: KernelLowering._unary,
     K.CONDITIONAL_OPERATOR: KernelLowering._conditional,
     K.CALL_EXPR: KernelLowering._call,
+    K.INIT_LIST_EXPR: KernelLowering._init_list,
     **{kind: KernelLowering._cast for kind in _CASTS},
 }
+
+
+def _stride(t: ci.Type) -> int:
+    """The scalars one step of a pointer of type `t` moves: a struct's size for a pointer to
+    structs of one scalar type (`ctype.record_layout`), else 1."""
+    canon = t.get_canonical()
+    if canon.kind != ci.TypeKind.POINTER:
+        return 1
+    layout = ct.record_layout(canon.get_pointee())
+    return layout.size if layout is not None else 1
+
+
+def _scalar_of(t: ci.Type) -> ci.Type:
+    """The element type of a (possibly multi-dimensional) array type; any other type itself."""
+    canon = t.get_canonical()
+    while _is_array(canon):
+        canon = canon.element_type.get_canonical()
+    return canon
+
+
+def _elements_of(t: ci.Type) -> int:
+    """How many scalars a member of type `t` holds: an array's all, a vector's lanes, else 1."""
+    canon, count = t.get_canonical(), 1
+    while canon.kind == ci.TypeKind.CONSTANTARRAY:
+        count *= canon.get_array_size()
+        canon = canon.element_type.get_canonical()
+    vt = ct.from_clang(canon)
+    return count * (vt.lanes if vt is not None else 1)
 
 
 def _base_elem(p: Ptr) -> Attribute:
@@ -2225,6 +2446,31 @@ def _is_constant_memory(decl: ci.Cursor) -> bool:
 
 def _is_shared(decl: ci.Cursor) -> bool:
     return decl.kind == K.VAR_DECL and any(c.kind == K.CUDASHARED_ATTR for c in children(decl))
+
+
+def _method_args(call: ci.Cursor) -> list[ci.Cursor]:
+    """A method call's arguments; an operator's call (`a[k]`, `a + b`) lists its object first: not one."""
+    args = list(call.get_arguments())
+    callee = call.referenced
+    if callee is not None and callee.kind == K.CXX_METHOD and callee.spelling.startswith("operator") \
+            and not any(c.kind == K.MEMBER_REF_EXPR for c in children(call)):
+        definition = callee.get_definition() or callee
+        if len(args) == len([c for c in children(definition) if c.kind == K.PARM_DECL]) + 1:
+            return args[1:]
+    return args
+
+
+def _same_place(cast: ci.Cursor) -> bool:
+    """A cast to a reference to its operand's own type (`reinterpret_cast<T&>(data[k])`, an
+    implicit conversion of an lvalue): the operand's place itself."""
+    kids = [c for c in children(cast) if c.kind.is_expression()]
+    if len(kids) != 1:
+        return False
+    t = cast.type.get_canonical()
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        t = t.get_pointee().get_canonical()
+    inner = kids[0].type.get_canonical()
+    return t.spelling.removeprefix("const ") == inner.spelling.removeprefix("const ")
 
 
 def _strip_parens(cursor: ci.Cursor) -> ci.Cursor:

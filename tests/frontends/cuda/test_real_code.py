@@ -34,8 +34,8 @@ def _write(tmp_path: Path, text: str, name: str = "k.cu") -> Path:
     return path
 
 
-def _run(path: Path, **args) -> dict[str, np.ndarray]:
-    module = cuda.lower(str(path))
+def _run(path: Path, entry: str | None = None, **args) -> dict[str, np.ndarray]:
+    module = cuda.lower(str(path), entry)
     result = simt.run(RunRequest(language="cuda", path=str(path), entry=module.ops.first.sym_name.data,
                                  ir=ir.print_ir(module), args=args, seed=0, options={}))
     assert result.error is None, result.error
@@ -430,3 +430,168 @@ def test_a_file_built_on_cutlass_is_lc901_naming_it(tmp_path: Path) -> None:
         cuda.lower(str(path))
     assert "built on CUTLASS (`<cutlass/gemm/gemm.h>`)" in caught.value.message
     assert caught.value.code == "LC901"
+
+
+BIT_FIELDS = """
+#include <cstdint>
+struct PackedInt4 {            // DeepSpeed's packed pair of int4s
+    int8_t high : 4;
+    int8_t low : 4;
+};
+struct Fields {                // unsigned fields of several widths in one 16-bit word
+    uint16_t tag : 3;
+    uint16_t value : 9;
+    uint16_t flags : 4;
+};
+
+__global__ void pack(int8_t* packed, const int8_t* q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        auto p = PackedInt4{q[2 * i + 1], q[2 * i]};
+        packed[i] = *((int8_t*)(&p));
+    }
+}
+
+__global__ void unpack(int8_t* q, int16_t* sums, const int8_t* packed, const uint16_t* words, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        auto d = *(PackedInt4*)(&packed[i]);
+        q[2 * i] = d.low;
+        q[2 * i + 1] = d.high;
+        Fields f = *reinterpret_cast<const Fields*>(&words[i]);
+        Fields g{5, 300};
+        sums[i] = f.tag + f.value * 8 + f.flags * 1024 + g.value + g.flags;
+    }
+}
+
+void launch(int8_t* q_out, int8_t* packed, int16_t* sums, const int8_t* q, const uint16_t* words, int n) {
+    pack<<<(n + 31) / 32, 32>>>(packed, q, n);
+    unpack<<<(n + 31) / 32, 32>>>(q_out, sums, packed, words, n);
+}
+"""
+
+
+def test_structs_of_bit_fields_are_the_integer_that_stores_them(tmp_path: Path) -> None:
+    """A struct of bit-fields (DeepSpeed's `PackedInt4`) is the integer that stores them: built from
+    an init list (each value cut to its width), reinterpreted as bytes and back, its fields read
+    with their sign; run by the emulator against numpy over every int4 value."""
+    path = _write(tmp_path, BIT_FIELDS)
+    assert _unmodelled(path) == []
+    n = 40
+    rng = np.random.default_rng(7)
+    q = rng.integers(-8, 8, 2 * n).astype(np.int8)
+    words = rng.integers(0, 1 << 16, n).astype(np.uint16)
+    out = _run(path, q_out=poison.fill(np.empty(2 * n, np.int8)), packed=poison.fill(np.empty(n, np.int8)),
+               sums=poison.fill(np.empty(n, np.int16)), q=q, words=words, n=n)
+    # clang lays the first field out at the low bits: `high` is bits 0..3, `low` bits 4..7
+    expected_packed = ((q[1::2].astype(np.int32) & 0xF) | ((q[0::2].astype(np.int32) & 0xF) << 4)).astype(np.uint8)
+    np.testing.assert_array_equal(out["packed"].view(np.uint8), expected_packed)
+    np.testing.assert_array_equal(out["q_out"], q)
+    w = words.astype(np.int64)
+    expected = (w & 7) + ((w >> 3) & 511) * 8 + ((w >> 12) & 15) * 1024 + (300 & 511) + 0
+    np.testing.assert_array_equal(out["sums"], expected.astype(np.int16))
+
+
+STRUCTS_IN_MEMORY = """
+#include <cstdint>
+#include <cuda_fp16.h>
+template <typename T, int N>
+struct alignas(sizeof(T) * N) AlignedArray {       // the packed-array idiom of LLM kernels
+    __device__ AlignedArray() {}
+    __device__ T& operator[](int k) { return reinterpret_cast<T&>(this->buffer[k]); }
+    __device__ const T& at(int k) const { return reinterpret_cast<const T&>(this->buffer[k]); }
+    __device__ AlignedArray<T, N> operator+(const AlignedArray<T, N>& rhs) const {
+        AlignedArray<T, N> ret;
+        for (int k = 0; k < N; ++k) ret[k] = this->at(k) + rhs.at(k);
+        return ret;
+    }
+    T buffer[N];
+};
+struct Seq { int32_t start; int32_t count; int32_t seen; int32_t unused; };
+
+__global__ void widen(const uint8_t* in, half* out, const Seq* seqs, int n) {
+    using In = AlignedArray<uint8_t, 4>;
+    using Out = AlignedArray<half, 4>;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        In v = reinterpret_cast<const In*>(in)[i];
+        const Seq s = seqs[i % 3];
+        Out o;
+        for (int k = 0; k < 4; k++) o[k] = half(int(v.at(k)) + s.count + (seqs + 1)->seen);
+        reinterpret_cast<Out*>(out)[i] = o + o;
+    }
+}
+
+void launch(const uint8_t* in, half* out, const Seq* seqs, int n) {
+    widen<<<(n + 63) / 64, 64>>>(in, out, seqs, n);
+}
+"""
+
+
+def test_structs_in_memory_and_accessors_returning_references(tmp_path: Path) -> None:
+    """Structs read and written in memory (a buffer of their one scalar type): `AlignedArray<T, N>`
+    loaded and stored through reinterpreted pointers, an array of descriptors indexed, `p->f`,
+    pointer arithmetic counting structs; `operator[]` returning a reference assigned through, an
+    operator method; run by the emulator against numpy."""
+    path = _write(tmp_path, STRUCTS_IN_MEMORY)
+    assert _unmodelled(path) == []
+    n = 50
+    rng = np.random.default_rng(11)
+    data = rng.integers(0, 200, 4 * n).astype(np.uint8)
+    seqs = rng.integers(0, 20, (3, 4)).astype(np.int32)
+    out = _run(path, **{"in": data}, out=poison.fill(np.empty(4 * n, np.float16)), seqs=seqs.reshape(-1), n=n)
+    rows = np.arange(n) % 3
+    expected = 2 * (data.reshape(n, 4).astype(np.int64) + seqs[rows, 1][:, None] + seqs[1, 2])
+    np.testing.assert_array_equal(out["out"].reshape(n, 4), expected.astype(np.float16))
+
+
+BUNDLES = """
+#include <cstdint>
+struct Meta { int32_t n_tokens; int32_t n_seqs; };
+struct Seq { int32_t start; int32_t count; int32_t seen; int32_t unused; };
+struct Cache { int32_t** blocks; int32_t block_size; };
+struct Batch { const Meta* meta; const Seq* seqs; const int32_t* token_seq; const Cache cache; };
+
+__global__ void gather(float* out, const float* x, const Batch batch, int dim) {
+    int t = blockIdx.y;
+    if (t >= batch.meta->n_tokens) return;
+    const Seq seq = batch.seqs[batch.token_seq[t]];
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < dim) out[t * dim + c] = x[(seq.seen + t - seq.start) * dim + c] * batch.cache.block_size;
+}
+
+void launch_gather(float* out, const float* x, const Batch batch, int n_tokens, int dim, cudaStream_t stream) {
+    dim3 grid((dim + 127) / 128, n_tokens);
+    gather<<<grid, 128, 0, stream>>>(out, x, batch, dim);
+}
+void launch(float* out, const float* x, const Batch& batch, int n_tokens, int dim) {
+    launch_gather(out, x, batch, n_tokens, dim, 0);
+}
+"""
+
+
+def test_a_struct_of_pointers_and_sizes_passed_by_value_is_its_members(tmp_path: Path) -> None:
+    """A launcher and a kernel that take a struct of pointers and sizes by value (DeepSpeed's ragged
+    `BatchWrapperCPP`): each member is an entry parameter of its own (`batch_meta`, `batch_seqs`,
+    `batch_cache_block_size`, nested structs flattened), a pointer to pointers is left out and
+    would be LC901 where read; run by the emulator against numpy."""
+    path = _write(tmp_path, BUNDLES)
+    text = ir.print_ir(cuda.lower(str(path), "launch"))
+    assert 'args = ["out", "x", "batch_meta", "batch_seqs", "batch_token_seq", "batch_cache_block_size", "dim"]' in text
+    assert "blocks" not in text
+    rng = np.random.default_rng(2)
+    n_tokens, dim, n_seqs = 6, 150, 3
+    seqs = np.array([[0, 2, 5, 0], [2, 3, 1, 0], [5, 1, 0, 0]], np.int32)
+    token_seq = np.array([0, 0, 1, 1, 1, 2], np.int32)
+    x = rng.standard_normal((12, dim)).astype(np.float32)
+    out = _run(path, "launch", out=poison.fill(np.zeros(n_tokens * dim, np.float32)), x=x.reshape(-1),
+               batch_meta=np.array([5, n_seqs], np.int32), batch_seqs=seqs.reshape(-1), batch_token_seq=token_seq,
+               batch_cache_block_size=4, n_tokens=n_tokens, dim=dim)["out"].reshape(n_tokens, dim)
+    for t in range(5):  # token 5 is past `n_tokens` of the batch: not written
+        s = seqs[token_seq[t]]
+        np.testing.assert_array_equal(out[t], x[s[2] + t - s[0]] * 4)
+    assert not np.isfinite(out[5]).any() or np.isnan(out[5]).all()
+
+    with_blocks = BUNDLES.replace("* batch.cache.block_size", "* batch.cache.blocks[0][0]")
+    with pytest.raises(Unsupported, match=r"int32_t \*\*"):
+        cuda.lower(str(_write(tmp_path, with_blocks, "blocks.cu")), "launch")
