@@ -192,12 +192,20 @@ def _by_value(t: ci.Type) -> ci.Type:
 def _is_bundle(t: ci.Type) -> bool:
     """A struct of pointers and values passed whole (by value or const reference): `ctype.struct_leaves`."""
     inner = _by_value(t)
-    return ct.is_plain_struct(inner) and not _is_dim3(inner) and not is_tensor(inner) and not is_stream(inner) \
-        and inner.get_declaration().spelling not in _NOT_BUNDLES
+    if not ct.is_plain_struct(inner) or _is_dim3(inner) or is_tensor(inner) or is_stream(inner):
+        return False
+    decl = inner.get_declaration()
+    namespaces, parent = set(), decl.semantic_parent
+    while parent is not None and parent.kind != K.TRANSLATION_UNIT:
+        if parent.kind == K.NAMESPACE:
+            namespaces.add(parent.spelling)
+        parent = parent.semantic_parent
+    if namespaces & _LIBRARY_NAMESPACES:
+        return decl.spelling == "pair"  # containers, tensors and options are not bundles of values
+    return decl.spelling not in ("cudaDeviceProp",)
 
 
-# host-side structs that are not bundles of kernel values
-_NOT_BUNDLES = frozenset({"dim3", "Tensor", "TensorOptions", "Scalar", "cudaDeviceProp", "cudaEvent_t"})
+_LIBRARY_NAMESPACES = frozenset({"std", "at", "c10", "torch", "thrust", "cub", "cutlass", "cute"})
 
 
 def _is_dim3(t: ci.Type) -> bool:
@@ -631,6 +639,9 @@ class HostReader:
         if _is_dim3(var.type):
             self.values[decl_key(var)] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
             return
+        if _is_bundle(var.type) and init:
+            self.values[decl_key(var)] = self._local_bundle(var, init[-1])
+            return
         t = ct.from_clang(var.type)
         if t is None:
             self.values[decl_key(var)] = None
@@ -803,6 +814,25 @@ class HostReader:
         if self._null(c):
             raise self.unsupported(f"passing the null pointer `{_text(e)}` to a kernel", e)
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
+
+    def _local_bundle(self, var: ci.Cursor, init: ci.Cursor) -> Bundle:
+        """A struct of values the launcher gets from elsewhere (`std::pair<uint64_t, uint64_t> seed =
+        TrainingContext::Instance().IncrementOffset(inc)`: a generator's seed and offset): a copy of
+        another bundle is that bundle; otherwise each scalar member is an input of the entry of its
+        own (`seed_first`, `seed_second`), drawn like any input, the same for both sides of a diff."""
+        try:
+            return self._bundle(init)
+        except Unsupported:
+            pass
+        bundle = Bundle({})
+        for leaf, path, t in ct.struct_leaves(_by_value(var.type), var.spelling):
+            if t is None or t.kind == "ptr":
+                continue  # a pointer from elsewhere is no buffer here: a kernel reading it is not lowered
+            if any(name == leaf for name, _, _ in self.result.params):
+                raise self.unsupported(f"the struct `{var.spelling}` (its member `{leaf}` names a parameter)", var)
+            self.result.params.append((leaf, t, var))
+            bundle.values[path] = symbolic.var(leaf)
+        return bundle
 
     def _bundle(self, e: ci.Cursor) -> Bundle:
         c = _strip(e)

@@ -276,7 +276,8 @@ def _with_instances(tu: ci.TranslationUnit, parsed: str, source: str, folders: l
         return tu, instances.used_instances(tu, source, [])
     lines = instances.probe_lines(planned)
     first = source.count("\n") + 2  # the probes' first line: after the source and one newline
-    for _ in range(2):  # once with every probe, once more without the rejected ones
+    for _ in range(4):  # with every probe, then again without the rejected ones, until none is
+        # (clang may report a later probe's failure only once an earlier one is gone)
         probed = source + "\n" + "\n".join(lines) + "\n"
         files = [(name, text) for name, text in unsaved if name != parsed] + [(parsed, probed)]
         tu = _index().parse(parsed, args=_args(folders, lenient), unsaved_files=files)
