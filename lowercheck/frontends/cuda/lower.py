@@ -1346,6 +1346,8 @@ class KernelLowering:
         c = _strip(e)
         if c.kind == K.MEMBER_REF_EXPR:
             base = _strip(children(c)[0]) if children(c) else None
+            if base is not None and base.kind == K.CALL_EXPR and _is_group_method(base):
+                return base.referenced.spelling in ("group_dim", "dim_threads")  # `tb.group_dim().x`
             return base is not None and base.spelling in ("blockDim", "gridDim")
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
             decl = c.referenced

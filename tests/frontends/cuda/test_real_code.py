@@ -595,3 +595,29 @@ def test_a_struct_of_pointers_and_sizes_passed_by_value_is_its_members(tmp_path:
     with_blocks = BUNDLES.replace("* batch.cache.block_size", "* batch.cache.blocks[0][0]")
     with pytest.raises(Unsupported, match=r"int32_t \*\*"):
         cuda.lower(str(_write(tmp_path, with_blocks, "blocks.cu")), "launch")
+
+
+GROUP_DIM_STEP = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+constexpr int vals = 4;
+
+__global__ void fill(int* y, int n) {
+  cg::thread_block tb = cg::this_thread_block();
+  for (int i = tb.thread_index().x * vals; i < n + 1; i += tb.group_dim().x * vals) {
+    for (int k = 0; k < vals; k++) y[i + k] = i + k + 1;
+  }
+}
+
+void launch(int* y, int n) { fill<<<1, 32>>>(y, n); }
+"""
+
+
+def test_a_loop_stepped_by_a_groups_dimension_is_counted(tmp_path: Path) -> None:
+    """`i += tb.group_dim().x * vals` (DeepSpeed's token sort): a step from a thread block's dimension
+    is positive and invariant, so the loop is a counted (SEQ) loop, not one left unmodelled."""
+    path = _write(tmp_path, GROUP_DIM_STEP)
+    assert _unmodelled(path) == []
+    n = 300
+    out = _run(path, y=poison.fill(np.empty(n + 8, np.int32)), n=n)["y"]
+    top = ((n + 1 + 3) // 4) * 4  # every i < n + 1 in steps of 4, each writing 4
+    np.testing.assert_array_equal(out[:top], np.arange(1, top + 1))
