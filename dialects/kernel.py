@@ -19,6 +19,7 @@ func/arith/scf/memref/math plus gpu thread/block ids) or `tt.func` (Triton TTIR)
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr
@@ -131,10 +132,21 @@ class ParamOp(IRDLOperation):
             raise VerifyException("kernel.param: written_by = \"host\" is the only value, on an output")
 
 
+_VIEW = re.compile(r"^(?P<name>[A-Za-z_]\w*)\[(?P<offset>.+):\]$")
+
+
+def split_view(arg: str) -> tuple[str, str | None]:
+    """A launch argument as (name, offset): `x` is the whole buffer `x` (offset None); `x[n*k:]`,
+    what a launcher passes as `x + n * k`, is `x` from its element n*k on (in `x`'s elements)."""
+    m = _VIEW.match(arg)
+    return (m.group("name"), m.group("offset")) if m else (arg, None)
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """A launch of `callee` with grid (and, for CUDA, block) extents and arguments as expressions
-    over the entry's parameters. A buffer argument is the entry parameter's name."""
+    over the entry's parameters. A buffer argument is the entry parameter's name, or a view of it
+    from an offset on (`x[n*k:]`: `split_view`)."""
 
     name = "kernel.launch"
     callee = prop_def(SymbolRefAttr)
@@ -156,8 +168,11 @@ class LaunchOp(IRDLOperation):
             raise VerifyException("kernel.launch: grid has three extents (x, y, z)")
         if self.ordered is not None and any(not 0 <= a < self.GRID_AXES for a in self.ordered_axes):
             raise VerifyException("kernel.launch: an ordered axis is a grid axis (0, 1 or 2)")
-        for field in ("grid", "block", "args"):
+        for field in ("grid", "block"):
             verify_exprs(self.name, field, getattr(self, field).data)
+        for arg in self.args.data:
+            name, offset = split_view(arg.data)
+            verify_exprs(self.name, "args", [StringAttr(name)] + ([StringAttr(offset)] if offset is not None else []))
         if self.shared_bytes is not None:
             verify_exprs(self.name, "shared_bytes", (self.shared_bytes,))
 

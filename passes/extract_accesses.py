@@ -42,7 +42,7 @@ from xdsl.passes import ModulePass
 
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
-from lowercheck.dialects.kernel import EntryOp, LaunchOp
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, split_view
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic values
@@ -1301,12 +1301,14 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
                runs_check_bounds=entry.language.data in ("cuda", "triton"))
     body = func.regions[0].blocks[0]
     for arg, text in zip(body.args, launch.arg_exprs, strict=False):
-        param = entry.param(text)
+        name, offset = split_view(text)  # `x[n*k:]`: the buffer x from element n*k on
+        param = entry.param(name)
         if param is not None and param.kind.data == "buffer":
             element = arg.type.element_type if hasattr(arg.type, "element_type") else param.element_type
             if not hasattr(arg.type, "element_type"):
                 element = param.element_type
-            st.values[arg] = Pointer(text, Tile(sympy.Integer(0)), element)
+            start = symbolic.parse(offset) if offset is not None else sympy.Integer(0)
+            st.values[arg] = Pointer(name, Tile(start), element)
         else:
             try:
                 value = symbolic.parse(text)

@@ -76,7 +76,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from lowercheck import ir, symbolic
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
 from lowercheck.errors import Unsupported, UserError
 from lowercheck.dialects.simt import AtomicCasOp, ShuffleOp, SyncWarpOp, VoteOp
 from lowercheck.runners import poison
@@ -223,6 +223,14 @@ class _Buffer:
     def result(self) -> np.ndarray:
         out = self.data.copy()
         return out.view(self.given) if self.given is not None else out
+
+    def from_element(self, start: int) -> _Buffer:
+        """The same memory from element `start` on (`x + start` passed to a kernel): writes go to
+        the buffer; an index past its end is out of bounds, as is one before `start`."""
+        if not 0 <= start <= self.data.size:
+            raise UserError(f"a launch passes `{self.name}` from element {start}, outside its {self.data.size} elements")
+        return _Buffer(self.name, self.data[start:], None, self.returned,
+                       self.unwritten[start:] if self.unwritten is not None else None)
 
     def viewed_as(self, dtype: np.dtype) -> _Buffer:
         """The same memory read as `dtype`, as a C cast of the pointer does (`(float*)bytes`)."""
@@ -444,10 +452,12 @@ class _Machine:
         values: list[Any] = []
         for formal, text in zip(formals, texts):
             if isinstance(formal.type, MemRefType):
-                if text not in buffers:
+                name, offset = split_view(text)
+                if name not in buffers:
                     raise UserError(f"launch of @{kernel.sym_name.data}: `{text}` is not a buffer "
                                     "parameter of the entry")
-                values.append(buffers[text].viewed_as(dtype_of(formal.type.element_type)))
+                buffer = buffers[name] if offset is None else buffers[name].from_element(int(_evaluate(offset, scalars)))
+                values.append(buffer.viewed_as(dtype_of(formal.type.element_type)))
                 continue
             dtype = dtype_of(formal.type)
             value = _evaluate(text, scalars)

@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lowercheck import symbolic
 from lowercheck.dialects._expr import expr_array
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
 from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, TensorArg, ValueArg
 from lowercheck.frontends.cuda import parse
@@ -327,6 +327,7 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
     for launch in host.launches:
         uses = memref_uses(kernels[launch.symbol])
         for arg, (read, written) in zip(launch_args[id(launch)], uses):
+            arg, _ = split_view(arg)  # `x[n*k:]`: a view of the buffer x
             reads[arg] = reads.get(arg, False) or read
             writes[arg] = writes.get(arg, False) or written
     ops: list[Operation] = []

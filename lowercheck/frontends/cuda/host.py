@@ -62,6 +62,27 @@ class Buffer:
     typed: bool = True  # False until a `data_ptr<T>()` or a dtype says the tensor's element type
 
 
+@dataclass(frozen=True)
+class View:
+    """A buffer from an element on (`data + offset`, in the buffer's elements): passed to a kernel
+    as `name[offset:]` (`kernel.split_view`)."""
+
+    base: Buffer
+    offset: sympy.Expr
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    @property
+    def ctype(self) -> CType:
+        return self.base.ctype
+
+    @property
+    def shown(self) -> str:
+        return f"{self.base.name}[{symbolic.format(self.offset)}:]"
+
+
 @dataclass
 class Bundle:
     """A struct the launcher receives by value and passes on to kernels (`BatchWrapperCPP`): the
@@ -177,7 +198,7 @@ def called_function(call: ci.Cursor) -> ci.Cursor | None:
 
 def _strip(c: ci.Cursor) -> ci.Cursor:
     while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
-                     K.CXX_FUNCTIONAL_CAST_EXPR) and [k for k in children(c) if k.kind.is_expression()]:
+                     K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR) and [k for k in children(c) if k.kind.is_expression()]:
         c = [k for k in children(c) if k.kind.is_expression()][-1]
     return c
 
@@ -447,8 +468,16 @@ class HostReader:
             return self._null_buffer(a, param).name
         if (t is not None and t.kind == "ptr") or a.type.get_canonical().kind == ci.TypeKind.POINTER:
             buffer = self.buffer(a)  # a pointer to structs too (`(const Row*)rows`): the same buffer
-            if buffer.temp and buffer not in self.result.temps:
-                self.result.temps.append(buffer)
+            base = buffer.base if isinstance(buffer, View) else buffer
+            if base.temp and base not in self.result.temps:
+                self.result.temps.append(base)
+            if isinstance(buffer, View):
+                formal = ct.from_clang(param.type) if param is not None else None
+                if formal is None or formal.elem is None or base.ctype.elem is None \
+                        or formal.elem.scalar.ir != base.ctype.elem.ir:
+                    raise self.unsupported(f"passing `{_text(a)}` (a part of `{base.name}`) as a pointer of "
+                                           "another element type", a)
+                return buffer.shown
             return buffer.name
         return symbolic.format(self.expr(a))
 
@@ -647,6 +676,9 @@ class HostReader:
             self.values[decl_key(var)] = None
             return
         if t.kind == "ptr":
+            if init and self._null(init[-1]):  # `float* workspace = nullptr;` (set later, or passed as null)
+                self.values[decl_key(var)] = NULL
+                return
             self.values[decl_key(var)] = self.buffer(init[-1]) if init else Buffer(var.spelling, t, temp=True)
             return
         self.values[decl_key(var)] = self.try_expr(init[-1]) if init else None
@@ -745,7 +777,7 @@ class HostReader:
             if is_tensor(p.type):
                 bound[decl_key(p)] = self.tensor(a)
             elif t is not None and t.kind == "ptr":
-                bound[decl_key(p)] = self.buffer(a)
+                bound[decl_key(p)] = NULL if self._null(a) else self.buffer(a)
             elif _is_dim3(p.type):
                 bound[decl_key(p)] = self.dim3(a)
             elif _is_bundle(p.type):
@@ -809,8 +841,12 @@ class HostReader:
                     held = buffer.ctype.elem.dtype if buffer.ctype.elem is not None else "?"
                     raise self.unsupported(f"reading the {held} tensor `{buffer.name}` as {t.elem.dtype}", e)
             return buffer
-        if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(decl_key(c.referenced)), Buffer):
+        if c.kind == K.DECL_REF_EXPR and isinstance(self.values.get(decl_key(c.referenced)), (Buffer, View)):
             return self.values[decl_key(c.referenced)]
+        if c.kind == K.BINARY_OPERATOR and c.binary_operator in (B.Add, B.Sub):
+            view = self._view(c)
+            if view is not None:
+                return view
         if self._null(c):
             raise self.unsupported(f"passing the null pointer `{_text(e)}` to a kernel", e)
         raise self.unsupported(f"the pointer expression `{_text(e)}` (pass a parameter or a cudaMalloc'ed buffer)", e)
@@ -833,6 +869,21 @@ class HostReader:
             self.result.params.append((leaf, t, var))
             bundle.values[path] = symbolic.var(leaf)
         return bundle
+
+    def _view(self, e: ci.Cursor) -> View | None:
+        """`p + k` (`k + p`, `p - k`) of a buffer `p`: the buffer from element k on, k counted in
+        elements of `p`'s pointee (`(const uint4*)w + k`: 4k of the int buffer w)."""
+        lhs, rhs = children(e)
+        pointer, count = (lhs, rhs) if lhs.type.get_canonical().kind == ci.TypeKind.POINTER else (rhs, lhs)
+        if pointer.type.get_canonical().kind != ci.TypeKind.POINTER or (pointer is rhs and e.binary_operator == B.Sub):
+            return None
+        inner = self.buffer(pointer)
+        base, start = (inner.base, inner.offset) if isinstance(inner, View) else (inner, sympy.Integer(0))
+        pointee, elem = ct.from_clang(pointer.type), base.ctype.elem
+        if pointee is None or pointee.elem is None or elem is None or pointee.elem.width % elem.width:
+            raise self.unsupported(f"the pointer arithmetic `{_text(e)}`", e)
+        step = self.expr(count) * (pointee.elem.width // elem.width)
+        return View(base, sympy.expand(start + step if e.binary_operator == B.Add else start - step))
 
     def _bundle(self, e: ci.Cursor) -> Bundle:
         c = _strip(e)

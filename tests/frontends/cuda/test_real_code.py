@@ -621,3 +621,52 @@ def test_a_loop_stepped_by_a_groups_dimension_is_counted(tmp_path: Path) -> None
     out = _run(path, y=poison.fill(np.empty(n + 8, np.int32)), n=n)["y"]
     top = ((n + 1 + 3) // 4) * 4  # every i < n + 1 in steps of 4, each writing 4
     np.testing.assert_array_equal(out[:top], np.arange(1, top + 1))
+
+
+VIEWS = """
+__global__ void axpy(float* y, const float* x, const float* unused, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+__global__ void copy4(uint4* dst, const uint4* src, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) dst[i] = src[i];
+}
+
+void halves(float* y, const float* x, const float* scratch, int n) {
+    axpy<<<(n / 2 + 63) / 64, 64>>>(y, x, scratch, 2.0f, n / 2);        // the first half of each
+    axpy<<<(n / 2 + 63) / 64, 64>>>(y + n / 2, x + n / 2, scratch, 3.0f, n / 2);  // the second half
+}
+
+void launch(float* y, const float* x, int* packed, const int* words, int n, int m) {
+    const float* none = nullptr;
+    halves(y, x, none, n);
+    auto w = reinterpret_cast<const uint4*>(words);
+    copy4<<<1, 64>>>(reinterpret_cast<uint4*>(packed), w + m, 8);          // words from 4m on
+}
+"""
+
+
+def test_a_buffer_from_an_offset_on_is_a_view_of_it(tmp_path: Path) -> None:
+    """`x + n / 2` passed to a kernel (pointer arithmetic on the launcher's buffers, `(uint4*)w + m`
+    counted in uint4s), through a launcher helper, and a local `nullptr` passed on: the launch
+    argument is the view `x[n/2:]`, the accesses are the buffer's own from that offset, and the
+    emulator runs the kernel on that part of the buffer."""
+    path = _write(tmp_path, VIEWS)
+    text = ir.print_ir(cuda.lower(str(path), "launch"))
+    assert 'args = ["y[floor(n/2):]", "x[floor(n/2):]", "null1", "3", "floor(n/2)"]' in text
+    assert 'args = ["packed", "words[4*m:]", "8"]' in text
+    relations = ir.print_ir(extract_accesses(cuda.lower(str(path), "launch")))
+    assert 'buffer = "y", kind = "write", space = "global", element_type = f32, indices = ["64*GRID0 + LANE0 + floor(n/2)"]' \
+        in relations
+    assert 'buffer = "words", kind = "read", space = "global", element_type = i32, indices = ["256*GRID0 + 4*LANE0 + 4*m + 3"]' \
+        in relations
+    n, m = 100, 3
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(n).astype(np.float32)
+    words = np.arange(4 * (m + 8) + 4, dtype=np.int32)
+    out = _run(path, "launch", y=poison.fill(np.empty(n, np.float32)), x=x, packed=poison.fill(np.empty(32, np.int32)),
+               words=words, n=n, m=m)
+    np.testing.assert_allclose(out["y"][:50], 2 * x[:50], rtol=1e-6)
+    np.testing.assert_allclose(out["y"][50:], 3 * x[50:], rtol=1e-6)
+    np.testing.assert_array_equal(out["packed"], words[4 * m:4 * m + 32])
