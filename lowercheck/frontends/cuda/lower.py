@@ -78,6 +78,25 @@ class Ptr:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """A pointer chosen by a condition between two (`cnt == 0 ? out : (cnt == 1 ? k : v)`, one output
+    buffer per block of a grid axis): every access through it is an `scf.if` on `cond` accessing
+    one or the other, so the static checks see each buffer's accesses under their condition."""
+
+    cond: SSAValue
+    yes: Ptr | Choice
+    no: Ptr | Choice
+
+    @property
+    def ctype(self) -> CType:
+        return self.yes.ctype
+
+    @property
+    def leaf(self) -> Ptr:
+        return self.yes if isinstance(self.yes, Ptr) else self.yes.leaf
+
+
+@dataclass(frozen=True)
 class Undef:
     """A variable declared without a value (read before written is undefined behaviour in C)."""
 
@@ -142,7 +161,7 @@ class Fixed:
 
 OBJECT = CType("struct")  # the CType an Obj travels with (never an IR type)
 
-Value = SSAValue | Ptr | Undef | Group | Vec | Packed | Address | Obj
+Value = SSAValue | Ptr | Choice | Undef | Group | Vec | Packed | Address | Obj
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -327,7 +346,7 @@ class KernelLowering:
         return self.emit1(arith.IndexCastOp(v, IndexType()), cursor)
 
     def scalar(self, v: Value, cursor: ci.Cursor) -> SSAValue:
-        if isinstance(v, Ptr):
+        if isinstance(v, (Ptr, Choice)):
             raise self.unsupported("this use of a pointer value", cursor)
         if isinstance(v, Vec):
             raise self.unsupported(f"this use of a `{v.ctype.dtype}` vector value as a scalar", cursor)
@@ -357,6 +376,8 @@ class KernelLowering:
         if src.kind == "ptr" or dst.kind == "ptr":
             if src.kind == dst.kind == "ptr" and src.elem == dst.elem:
                 return v
+            if isinstance(v, Choice):  # each of the pointers it chooses between, converted
+                return Choice(v.cond, self.convert(v.yes, src, dst, cursor), self.convert(v.no, src, dst, cursor))
             if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and src.elem is not None and \
                     dst.elem is not None and src.elem.scalar == dst.elem.scalar:
                 # `reinterpret_cast<float4*>(p)`: the same buffer; offsets count scalars
@@ -1811,15 +1832,17 @@ class KernelLowering:
         if e.kind == K.ARRAY_SUBSCRIPT_EXPR:
             base, index = children(e)
             p, pt = self.expr(base)
-            if not isinstance(p, Ptr):
+            if not isinstance(p, (Ptr, Choice)):
                 raise self.unsupported(f"subscripting `{_text(base)}` (arrays)", e)
             i, it = self.expr(index)
+            if isinstance(p, Choice):
+                return self.offset(p, self.scalar(i, index), it, e, subtract=False, stride=_stride(base.type))
             if p.offset is None and len(p.lead) + 1 < p.rank:  # `s[i]` of `s[A][B]`: a row
                 return Ptr(p.base, None, p.ctype, p.lead + (self.to_index(self.scalar(i, index), it, e),))
             return self.offset(p, self.scalar(i, index), it, e, subtract=False, stride=_stride(base.type))
         if e.kind == K.UNARY_OPERATOR and unary_operator(e, self.shown) == "*":
             p, _ = self.expr(children(e)[0])
-            if isinstance(p, Ptr):
+            if isinstance(p, (Ptr, Choice)):
                 return p
         if e.kind == K.PAREN_EXPR:
             return self._subscript_ptr(children(e)[0])
@@ -1830,6 +1853,9 @@ class KernelLowering:
 
     def offset(self, p: Ptr, i: SSAValue, it: CType, e: ci.Cursor, subtract: bool, stride: int = 1) -> Ptr:
         """`p + i`; `stride`: the scalars of one struct when `p` points to structs (`Row* rows`)."""
+        if isinstance(p, Choice):
+            return Choice(p.cond, self.offset(p.yes, i, it, e, subtract, stride),
+                          self.offset(p.no, i, it, e, subtract, stride))
         idx = self.to_index(i, it, e)
         assert p.ctype.elem is not None
         step = self.elements_per(p, e) * stride  # `reinterpret_cast<float4*>(x)[i]`: scalars 4*i .. 4*i+3
@@ -1865,15 +1891,44 @@ class KernelLowering:
                                    "number of its elements)", e)
         return width // base
 
-    def punned(self, p: Ptr) -> bool:
+    def punned(self, p: Ptr | Choice) -> bool:
         """Whether `p` reads its buffer as another type (`uint4*` over floats), not lane by lane."""
+        if isinstance(p, Choice):
+            return self.punned(p.leaf)
         elem = p.ctype.elem
         assert elem is not None
         return elem.scalar.ir != _base_elem(p)
 
+    def chosen(self, p: Choice, access: Callable[[Ptr | Choice], Value | None], e: ci.Cursor) -> Value | None:
+        """`access` through the pointer `p` chooses: an scf.if on its condition, each branch accessing
+        its own pointer; the value each gives (a scalar, or a vector's or a packed value's lanes) is
+        the if's result."""
+        saved = self.block
+        results: list[Value | None] = []
+        blocks = []
+        for branch in (p.yes, p.no):
+            self.block = Block()
+            results.append(access(branch))
+            blocks.append(self.block)
+        self.block = saved
+        first = results[0]
+        lanes = [list(r.lanes) if isinstance(r, (Vec, Packed)) else [] if r is None else [r] for r in results]
+        for block, flat in zip(blocks, lanes):
+            block.add_op(self._at(scf.YieldOp(*flat), e))
+        op = scf.IfOp(p.cond, [v.type for v in lanes[0]], [blocks[0]], [blocks[1]])
+        self.emit(op, e)
+        values = tuple(op.results)
+        if isinstance(first, Vec):
+            return Vec(values, first.ctype)
+        if isinstance(first, Packed):
+            return Packed(values, first.elem, first.ctype)
+        return values[0] if values else None
+
     def load(self, p: Ptr, e: ci.Cursor):
         """The element at `p`: one memref.load, one per lane of a vector, or, through a reinterpreted
         pointer, the buffer's elements it spans (`Packed`; a scalar of the same width: bitcast)."""
+        if isinstance(p, Choice):
+            return self.chosen(p, lambda q: self.load(q, e), e)
         assert p.ctype.elem is not None
         if self.punned(p):
             return self._load_punned(p, e)
@@ -1918,6 +1973,9 @@ class KernelLowering:
         return out
 
     def store(self, p: Ptr, v, e: ci.Cursor) -> None:
+        if isinstance(p, Choice):
+            self.chosen(p, lambda q: self.store(q, v, e), e)
+            return
         assert p.ctype.elem is not None
         if self.punned(p):
             return self._store_punned(p, v, e)
@@ -2035,6 +2093,9 @@ class KernelLowering:
         return place
 
     def read(self, place: object | Ptr, e: ci.Cursor) -> tuple[Value, CType]:
+        if isinstance(place, Choice):
+            assert place.ctype.elem is not None
+            return self.load(place, e), place.ctype.elem
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
             return self.load(place, e), place.ctype.elem
@@ -2046,6 +2107,12 @@ class KernelLowering:
 
     def write(self, place: object | Ptr, v: Value, t: CType, e: ci.Cursor) -> tuple[Value, CType]:
         """Store `v` converted to the target's type; returns the value stored (C's result)."""
+        if isinstance(place, Choice):
+            elem = place.ctype.elem
+            assert elem is not None
+            stored = v if isinstance(v, Packed) or elem.kind == "vec" else self.scalar(self.convert(v, t, elem, e), e)
+            self.store(place, stored if elem.kind != "vec" or isinstance(v, Packed) else self.vec(v, elem, e), e)
+            return stored, elem
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
             if isinstance(v, Packed) or (self.punned(place) and place.ctype.elem.kind == "vec"):
@@ -2091,7 +2158,7 @@ class KernelLowering:
 
     def arith(self, op: B, a: Value, at: CType, b: Value, bt: CType, rt: CType,
               e: ci.Cursor) -> tuple[Value, CType]:
-        if isinstance(a, Ptr) or isinstance(b, Ptr):
+        if isinstance(a, (Ptr, Choice)) or isinstance(b, (Ptr, Choice)):
             return self._pointer_arith(op, a, at, b, bt, e)
         pick = _ARITH.get(op)
         cls = pick(rt) if pick else None
@@ -2106,11 +2173,12 @@ class KernelLowering:
 
     def _pointer_arith(self, op, a, at, b, bt, e) -> tuple[Value, CType]:
         stride = _stride(e.type)
-        if op == B.Add and isinstance(a, Ptr) and not isinstance(b, Ptr):
+        pointers = (Ptr, Choice)
+        if op == B.Add and isinstance(a, pointers) and not isinstance(b, pointers):
             return self.offset(a, self.scalar(b, e), bt, e, subtract=False, stride=stride), at
-        if op == B.Add and isinstance(b, Ptr) and not isinstance(a, Ptr):
+        if op == B.Add and isinstance(b, pointers) and not isinstance(a, pointers):
             return self.offset(b, self.scalar(a, e), at, e, subtract=False, stride=stride), bt
-        if op == B.Sub and isinstance(a, Ptr) and not isinstance(b, Ptr):
+        if op == B.Sub and isinstance(a, pointers) and not isinstance(b, pointers):
             return self.offset(a, self.scalar(b, e), bt, e, subtract=True, stride=stride), at
         raise self.unsupported(f"the pointer arithmetic `{_text(e)}`", e)
 
@@ -2151,6 +2219,13 @@ class KernelLowering:
         cond, yes, no = children(e)
         c = self.to_bool(*self.expr(cond), cond)
         t = self.ctype(e.type, e)
+        if t.kind == "ptr" and _pure(yes, self.shown) and _pure(no, self.shown):
+            a, at = self.expr(yes)  # `cnt == 0 ? out : k_cache`: a pointer chosen by the condition
+            b, bt = self.expr(no)
+            a, b = self.convert(a, at, t, yes), self.convert(b, bt, t, no)
+            if isinstance(a, (Ptr, Choice)) and isinstance(b, (Ptr, Choice)):
+                return Choice(c, a, b), t
+            raise self.unsupported(f"the pointer choice `{_text(e)}`", e)
         if _pure(yes, self.shown) and _pure(no, self.shown):
             a, at = self.expr(yes)
             b, bt = self.expr(no)

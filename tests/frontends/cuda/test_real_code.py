@@ -670,3 +670,48 @@ def test_a_buffer_from_an_offset_on_is_a_view_of_it(tmp_path: Path) -> None:
     np.testing.assert_allclose(out["y"][:50], 2 * x[:50], rtol=1e-6)
     np.testing.assert_allclose(out["y"][50:], 3 * x[50:], rtol=1e-6)
     np.testing.assert_array_equal(out["packed"], words[4 * m:4 * m + 32])
+
+
+CHOICE = """
+__global__ void split(const float* qkv, float* q, float* k, float* v, int n) {
+    int which = blockIdx.y;                 // one output per block row, as DeepSpeed's transform does
+    const float4* in = reinterpret_cast<const float4*>(qkv);
+    float4* out = reinterpret_cast<float4*>(which == 0 ? q : (which == 1 ? k : v));
+    in += which * n;
+    out += 0;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 x = in[i];
+        x.y += 1.0f;
+        out[i] = x;
+        if (i == 0 && which == 2) *(n > 1000 ? k : v) += 100.0f;   // compound assignment through a choice
+    }
+}
+void launch(const float* qkv, float* q, float* k, float* v, int n4) {
+    split<<<dim3((n4 + 63) / 64, 3), 64>>>(qkv, q, k, v, n4);
+}
+"""
+
+
+def test_a_pointer_chosen_by_a_condition_accesses_the_buffer_it_chooses(tmp_path: Path) -> None:
+    """`which == 0 ? q : (which == 1 ? k : v)` (DeepSpeed's `bias_add_transform_0213`): every access
+    through the chosen pointer is an scf.if on the condition, so each buffer's accesses are modelled
+    under it (k written only by blocks with blockIdx.y == 1) and the emulator writes only the
+    chosen buffer; pointer arithmetic and casts apply to each choice."""
+    path = _write(tmp_path, CHOICE)
+    assert _unmodelled(path) == []
+    relations = ir.print_ir(extract_accesses(cuda.lower(str(path))))
+    assert "scf.if" in ir.print_ir(cuda.lower(str(path)))
+    writes_k = [line for line in relations.splitlines() if 'buffer = "k", kind = "write"' in line]
+    assert writes_k and all('"Eq(GRID1, 1)"' in w for w in writes_k)  # the choice's condition guards them
+    n4 = 70
+    rng = np.random.default_rng(9)
+    qkv = rng.standard_normal((3, 4 * n4)).astype(np.float32)
+    out = _run(path, qkv=qkv.reshape(-1), q=poison.fill(np.empty(4 * n4, np.float32)),
+               k=poison.fill(np.empty(4 * n4, np.float32)), v=poison.fill(np.empty(4 * n4, np.float32)), n4=n4)
+    for name, row in (("q", 0), ("k", 1), ("v", 2)):
+        expected = qkv[row].reshape(n4, 4).copy()
+        expected[:, 1] += 1.0
+        if name == "v":
+            expected[0, 0] += 100.0
+        np.testing.assert_allclose(out[name].reshape(n4, 4), expected, rtol=1e-6)
