@@ -1010,7 +1010,7 @@ class KernelLowering:
         if scalar:
             t = CType("ptr", 64, False, t)
         assert t.elem is not None
-        shape: list[int] = [1] if scalar else []
+        shape: list[int] = [t.elem.lanes] if scalar else []  # a vector's cell: one element per lane
         canon = var.type.get_canonical()
         while _is_array(canon):
             if canon.kind == ci.TypeKind.CONSTANTARRAY:
@@ -1998,6 +1998,11 @@ class KernelLowering:
             lanes = [self.constant(0, _ctype_of(base), e)] * count
         elif isinstance(v, SSAValue) and isinstance(v.type, IntegerType) and _ir_bits(v.type) == count * _ir_bits(base):
             lanes = self._pieces(v, base, count, e)  # a register of two halves, split
+        elif isinstance(v, Vec) and v.ctype.width == count * (_ir_bits(base) or 0):
+            # a pair of halves stored over a float (`((half2*)&f4)[i] = h2`): its bits, element by element
+            whole = self._combined(v.lanes, CType("int", v.ctype.width, False), e)
+            lanes = self._pieces(whole, base, count, e) if count > 1 else \
+                [whole if isinstance(base, IntegerType) else self.emit1(arith.BitcastOp(whole, base), e)]
         else:
             raise self.unsupported(f"storing `{_text(e)}` through a `{p.ctype.elem.dtype}` pointer over a buffer "
                                    f"of `{base}`", e)

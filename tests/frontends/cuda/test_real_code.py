@@ -716,3 +716,29 @@ def test_a_pointer_chosen_by_a_condition_accesses_the_buffer_it_chooses(tmp_path
         if name == "v":
             expected[0, 0] += 100.0
         np.testing.assert_allclose(out[name].reshape(n4, 4), expected, rtol=1e-6)
+
+
+HALVES_OVER_FLOATS = """
+#include <cuda_fp16.h>
+__global__ void fill(const __half* h, float4* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 bits;
+        __half2* pairs = reinterpret_cast<__half2*>(&bits);   // DeepSpeed's padded transform
+        for (int k = 0; k < 4; k++) pairs[k] = __halves2half2(h[8 * i + 2 * k], h[8 * i + 2 * k + 1]);
+        out[i] = bits;
+    }
+}
+void launch(const __half* h, float* out, int n) { fill<<<(n + 31) / 32, 32>>>(h, (float4*)out, n); }
+"""
+
+
+def test_pairs_of_halves_stored_over_a_float_local_keep_their_bits(tmp_path: Path) -> None:
+    """`((__half2*)&f4)[k] = h2`: a pair of halves stored over a local float4 is its 32 bits in one
+    float lane (the first half the low 16 bits); run by the emulator against numpy's bit views."""
+    path = _write(tmp_path, HALVES_OVER_FLOATS)
+    assert _unmodelled(path) == []
+    n = 20
+    h = np.random.default_rng(6).standard_normal(8 * n).astype(np.float16)
+    out = _run(path, h=h, out=poison.fill(np.empty(4 * n, np.float32)), n=n)["out"]
+    np.testing.assert_array_equal(out.view(np.uint32), h.view(np.uint32))
