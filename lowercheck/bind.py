@@ -126,7 +126,7 @@ def entry_binding(spec: Spec, candidate: EntryCandidate) -> Binding:
     binding = spec_binding(spec)
     own = {p.name for p in candidate.params}
     return Binding(args={name: arg for name, arg in binding.args.items() if name in own or isinstance(arg, SizeArg)},
-                   sizes=binding.sizes)
+                   sizes=binding.sizes, grid=binding.grid if candidate.kernel else None)
 
 
 def assume_untyped(path: str, entry: str, candidates: list[EntryCandidate], binding: Binding,
@@ -242,7 +242,7 @@ def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, sp
             args[name] = TensorArg(shape, dtype)
         else:
             args[name] = ScalarArg(dtype_name(partner), 1.5 if dtype_name(partner).startswith("float") else 3)
-    return Binding(args=args, sizes=None), match
+    return Binding(args=args, sizes=None, grid=spec.grid if cand.kernel else None), match
 
 
 def correspond(typed: SideInfo, other: SideInfo, match: dict[str, str]) -> tuple[dict[str, str], list[tuple[str, str]]]:

@@ -100,6 +100,7 @@ class SideInfo:
     index_ranges: dict[str, tuple[str | int, str | int]] = field(default_factory=dict)
     # A tuple parameter -> its items: [array parameter, None] or [None, value] (the spec's `items`).
     tuples: dict[str, list[list[Any]]] = field(default_factory=dict)
+    grid: tuple[str, ...] | None = None  # a kernel entry's grid (the spec's `[launch]`), over the sizes
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
 
@@ -443,7 +444,7 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
             notes.append(f"{path} places tensors on a CUDA device; there is none here, so `.cuda()`, "
                          "device=\"cuda\" and `is_cuda` run on the CPU, and device queries (SM count, "
                          f"capability) answer as {cuda_on_cpu.target().name} (--gpu; lowercheck/cuda_on_cpu.py)")
-    info = SideInfo(side, path, entry, language, module, lower_at=lower_at)
+    info = SideInfo(side, path, entry, language, module, lower_at=lower_at, grid=binding.grid)
     if notes is not None and info.entry_op.reads_data_at is not None:
         notes.append(f"{path}:{entry} reads its tensors' values while it is captured "
                      f"({info.entry_op.reads_data_at.data}): it was captured on real tensors with lowercheck's "
@@ -858,7 +859,14 @@ def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: 
     return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
                       ir=ir.print_ir(side.module) if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
-                               "fixed": list(side.fixed), "tuples": side.tuples})
+                               "fixed": list(side.fixed), "tuples": side.tuples,
+                               **({"grid": _at(side.grid, sizes)} if side.grid is not None else {})})
+
+
+def _at(grid: tuple[str, ...], sizes: Mapping[str, int]) -> list[int]:
+    """A kernel entry's grid at one run's sizes."""
+    values = {symbolic.var(name): value for name, value in sizes.items()}
+    return [int(symbolic.parse(g).subs(values)) for g in grid]
 
 
 # The share of a run's memory limit that its buffers may take (inputs, their copies, the

@@ -72,7 +72,7 @@ def spec_binding(spec: Spec) -> Binding:
             args[name] = TensorArg(tuple(arg.shape), arg.dtype or "float32")
     for name in spec.sizes:
         args.setdefault(name, SizeArg(name))
-    return Binding(args=args, sizes=None)
+    return Binding(args=args, sizes=None, grid=spec.grid)
 
 
 def fixed_argument(arg: ArgSpec) -> Arg:
@@ -200,7 +200,7 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         sizes = spec.sweep()[0] if spec.sizes else {name: 1000 for name in names}
         print(f"note: lowered for {', '.join(f'{k}={v}' for k, v in sizes.items())} only: {why}", file=sys.stderr)
         try:
-            module = frontend.lower(path, entry, Binding(binding.args, sizes))
+            module = frontend.lower(path, entry, Binding(binding.args, sizes, binding.grid))
             if not spec.sizes and not _launches_any(module):
                 module, sizes = _at_compared_values(frontend, path, entry, binding, sizes, module)
         except NeedsConcreteSizes as still:  # a front end that cannot lower even at these sizes
@@ -248,7 +248,7 @@ def _at_compared_values(frontend, path: str, entry: str, binding: Binding, sizes
     for combination in combinations[:_COMPARED_TRIES]:
         tried = {**sizes, **dict(zip(names, combination, strict=True))}
         try:
-            candidate = frontend.lower(path, entry, Binding(binding.args, tried))
+            candidate = frontend.lower(path, entry, Binding(binding.args, tried, binding.grid))
         except (NeedsConcreteSizes, UserError):
             continue  # an Unsupported construct in what these values launch is what the row should name
         if _launches_any(candidate):

@@ -49,7 +49,7 @@ import tempfile
 import time
 import zipfile
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowercheck.errors import UserError
@@ -78,6 +78,9 @@ class Package:
     marker: str  # a regular expression a kernel file contains (files without it are helpers)
     skip: tuple[str, ...] = ()  # glob patterns of files left out (with the reason in `note`)
     note: str = ""
+    # Files that define no kernel but launch the package's kernels (`_jsd_kernel[(BT,)](...)` in a
+    # backend module that imports it): their launchers are rows too.
+    launchers: tuple[str, ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -98,7 +101,8 @@ PACKAGES: tuple[Package, ...] = (
             note="`deepspeed/ops/csrc/` is a byte-for-byte copy of `csrc/` in the sdist and is left out"),
     Package("liger-kernel", "0.8.5", "wheel", "triton",
             ("liger_kernel/ops/*.py", "liger_kernel/ops/experimental/*.py"), r"@triton\.jit",
-            note="`liger_kernel/ops/backends/_ascend/` (the same kernels for Ascend NPUs) is left out"),
+            note="`liger_kernel/ops/backends/_ascend/` (the same kernels for Ascend NPUs) is left out",
+            launchers=("liger_kernel/ops/*.py", "liger_kernel/ops/backends/_triton/*.py")),
     Package("jax", "0.10.2", "venv", "pallas",
             ("experimental/pallas/ops/**/*.py",), r"pallas_call|plgpu\.kernel|pl\.kernel|pl\.core_map"),
 )
@@ -290,6 +294,13 @@ def kernel_files(packages: tuple[Package, ...] = PACKAGES, wrappers: bool = True
                 continue
             seen.add(digest)
             files.append(KernelFile(package.name, package.language, path, library))
+        for path in sorted({p for pattern in package.launchers for p in root.glob(pattern) if p.is_file()}):
+            text = path.read_text(errors="replace")
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            if path.name == "__init__.py" or EDITED in path.name or digest in seen or not _LAUNCH.search(text):
+                continue
+            seen.add(digest)
+            files.append(KernelFile(package.name, package.language, path, False))
     if wrappers and WRAPPERS.is_dir():
         from lowercheck.frontends import language_of
 
@@ -343,9 +354,11 @@ class Row:
     seconds: float = 0.0
     definitions: int = 0  # kernel definitions in the file (`__global__`, `@triton.jit`, `pallas_call`)
     spec: bool = False  # lowered with a spec of ours (tests/realworld/specs/)
+    defined: list[str] = field(default_factory=list)  # a file with no launcher: the kernels it defines
 
 
 _DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
+_LAUNCH = re.compile(r"\b\w+\[[^\]\n]+\]\(")  # `kernel[grid](`: a Triton launch
 
 
 def environment() -> dict[str, str]:
@@ -398,8 +411,8 @@ def list_entries(path: str) -> dict[str, object]:
 
     try:
         candidates = frontend_for(path).entries(path)
-        return {"entries": [{"name": c.name, "line": c.location.line, "launches": list(c.launches)}
-                            for c in candidates if c.chosen_unnamed]}  # a template: its default instance
+        return {"entries": [{"name": c.name, "line": c.location.line, "launches": list(c.launches), "kernel": c.kernel}
+                            for c in candidates if c.chosen_unnamed or c.kernel]}  # a template: its default instance
     except LowercheckError as err:
         return {"error": err.render(), "exit": err.exit_code}
     finally:
@@ -521,10 +534,13 @@ def _file_rows(file: KernelFile, timeout_s: float, memory_mb: int | None) -> lis
                     where=_shown_where(where, file), seconds=round(seconds, 1))]
     if "error" in listing:  # the file cannot be parsed or imported: lower it whole for the message
         return [Row(**base, line=1, entry=None, launches=[])]
-    entries = listing["entries"]
+    # A kernel is a row of its own only where a spec of ours launches it (`[launch] grid`): the
+    # library's kernels that its own launchers in other files (a dispatcher) launch.
+    entries = [e for e in listing["entries"] if not e.get("kernel") or (not file.wrapper and file.spec(e["name"]))]
     if not entries:
         return [Row(**base, line=1, entry=None, launches=[], result="no launcher",
-                    construct="no function of the file that lowercheck can call launches its kernels")]
+                    construct="no function of the file that lowercheck can call launches its kernels",
+                    defined=[e["name"] for e in listing["entries"] if e.get("kernel")])]
     rows: dict[str, Row] = {}  # overloads share a name, and `lower FILE:NAME` lowers one of them: one row
     for e in entries:
         if e["name"] in rows:
@@ -533,6 +549,19 @@ def _file_rows(file: KernelFile, timeout_s: float, memory_mb: int | None) -> lis
             rows[e["name"]] = Row(**base, line=e["line"], entry=e["name"], launches=e["launches"],
                                   spec=file.spec(e["name"]) is not None and not file.wrapper)
     return list(rows.values())
+
+
+def _launched_elsewhere(listed: list[list[Row]]) -> list[list[Row]]:
+    """Without the `no launcher` row of a file whose kernels the package's other entries launch
+    (liger's `utils.py`, whose `element_mul_kernel` the cross-entropy launchers launch; a kernel
+    file beside the module that launches its kernels): those entries' rows lower its kernels (a
+    kernel no entry launches, a `@triton.jit` helper or a backward, has no row either way)."""
+    launched: dict[str, set[str]] = {}
+    for rows in listed:
+        for row in rows:
+            launched.setdefault(row.package, set()).update(row.launches)
+    return [[row for row in rows if not (row.result == "no launcher" and set(row.defined) & launched.get(row.package, set()))]
+            for rows in listed]
 
 
 def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_mb: int | None = 8192,
@@ -546,7 +575,7 @@ def run(files: list[KernelFile], jobs: int = 1, timeout_s: float = 120, memory_m
         return rows
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        listed = list(pool.map(listing, files))
+        listed = _launched_elsewhere(list(pool.map(listing, files)))
         work = [(file, row) for file, rows in zip(files, listed, strict=True) for row in rows if not row.result]
         futures = [pool.submit(_lower_row, file, row, timeout_s, memory_mb) for file, row in work]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):

@@ -14,6 +14,8 @@ range = [0, "v"]   # each bound an integer or a size expression
 value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `none = true`: None
 [args.res]         # a tuple of arrays (a custom_vjp backward's residuals): one table per item
 items = [{ shape = ["n"], dtype = "float32" }, { none = true }]
+[launch]           # the entry is a kernel itself (a `@triton.jit` kernel, no wrapper): its grid
+grid = ["(n + 1023) // 1024"]   # one to three extents over the sizes
 ```
 """
 
@@ -51,6 +53,7 @@ class Spec:
     sizes: dict[str, list[int]] = field(default_factory=dict)
     args: dict[str, ArgSpec] = field(default_factory=dict)
     path: str | None = None
+    grid: tuple[str, ...] | None = None  # `[launch] grid`: a kernel entry's launch grid over the sizes
 
     def sweep(self) -> list[dict[str, int]]:
         """Every combination of the size values (the Cartesian product), in order."""
@@ -58,7 +61,7 @@ class Spec:
         return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.sizes.values())]
 
     def with_sizes(self, overrides: dict[str, list[int]]) -> Spec:
-        return Spec({**self.sizes, **overrides}, self.args, self.path)
+        return Spec({**self.sizes, **overrides}, self.args, self.path, self.grid)
 
 
 def load(path: str | None) -> Spec:
@@ -74,10 +77,10 @@ def load(path: str | None) -> Spec:
         line = getattr(err, "lineno", 0) or _toml_error_line(str(err), file)
         raise UserError(f"the spec is not valid TOML: {err}", SourceLocation(path, line),
                         hint="see `lowercheck diff --help` for the spec format") from None
-    unknown = set(data) - {"sizes", "args"}
+    unknown = set(data) - {"sizes", "args", "launch"}
     if unknown:
         raise UserError(f"unknown section(s) {sorted(unknown)} in the spec", SourceLocation(path, 1),
-                        hint="a spec has [sizes] and [args.NAME] sections")
+                        hint="a spec has [sizes], [args.NAME] and [launch] sections")
     sizes: dict[str, list[int]] = {}
     for name, values in data.get("sizes", {}).items():
         values = values if isinstance(values, list) else [values]
@@ -129,7 +132,36 @@ def load(path: str | None) -> Spec:
             raise UserError(f"[args.{name}] range is for an integer tensor's values", where,
                             hint='range = [0, "vocab"] with dtype = "int64"')
         args[name] = ArgSpec(shape, dtype, role, fixed, value, range=value_range)
-    return Spec(sizes, args, path)
+    return Spec(sizes, args, path, _grid(data.get("launch"), sizes, file, path))
+
+
+def _grid(launch: object, sizes: dict[str, list[int]], file: Path, path: str) -> tuple[str, ...] | None:
+    """`[launch] grid = ["(n + 1023) // 1024", 1]`: the grid a kernel entry (a `@triton.jit` kernel
+    named as the entry, no wrapper) is launched on, one extent per axis over the sizes."""
+    if launch is None:
+        return None
+    where = SourceLocation(path, line_of(file, "launch"))
+    if not isinstance(launch, dict) or set(launch) - {"grid"}:
+        raise UserError("[launch] holds one key, `grid`", where, hint='[launch]\ngrid = ["(n + 1023) // 1024"]')
+    grid = launch.get("grid")
+    if not isinstance(grid, list) or not 1 <= len(grid) <= 3 or not all(isinstance(g, (str, int)) for g in grid):
+        raise UserError("[launch] grid is a list of one to three extents (integers, or expressions over the sizes)",
+                        where, hint='grid = ["(n + 1023) // 1024"]')
+    from lowercheck import symbolic
+
+    texts = []
+    for g in grid:
+        try:
+            expr = symbolic.parse(str(g))
+        except ValueError as err:
+            raise UserError(f"[launch] grid extent `{g}` is not an expression over the sizes ({err})", where,
+                            hint='grid = ["(n + 1023) // 1024"]') from None
+        unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in sizes)
+        if unknown:
+            raise UserError(f"[launch] grid extent `{g}` names {', '.join(unknown)}, not in [sizes]", where,
+                            hint=f"add `{unknown[0]} = [...]` to [sizes]")
+        texts.append(symbolic.format(expr))
+    return tuple(texts)
 
 
 def _range(name: str, entry: dict, sizes: dict[str, list[int]], where: SourceLocation) -> tuple | None:

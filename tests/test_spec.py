@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,8 @@ def test_sweep_is_the_cartesian_product(tmp_path: Path) -> None:
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["m"]\n', "not in [sizes]", 3),
     ('[args.x]\ndtype = "float8"\n', "dtype", 1),
     ('[sizes]\nn = [1\n', "not valid TOML", 2),
-    ("[launch]\ngrid = 1\n", "unknown section", 1),
+    ("[launcher]\ngrid = 1\n", "unknown section", 1),
+    ("[launch]\ngrid = 1\n", "one to three extents", 1),
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["2*m"]\n', "`m`, which is not in [sizes]", 3),
     ('[sizes]\nn = [4]\n[args.x]\nshape = ["n ** 2"]\n', "not a size, an integer", 3),
     ('[args.mode]\nvalue = [[1], 2]\n', "a number, a boolean, a string or a list of them", 1),
@@ -74,3 +76,21 @@ def test_values_are_passed_as_given(tmp_path: Path) -> None:
 def test_unsigned_dtypes(tmp_path: Path) -> None:
     """A PRNG key or a hash is unsigned 32-bit (jax's Pallas PRNG ops take uint32 keys)."""
     assert spec.load(write(tmp_path, '[args.key]\nshape = [1, 2]\ndtype = "uint32"\n')).args["key"].dtype == "uint32"
+
+
+def test_a_launch_grid_is_read_and_checked(tmp_path) -> None:
+    from lowercheck import spec as spec_module
+
+    good = tmp_path / "good.toml"
+    good.write_text('[sizes]\nn = [10]\nm = [3]\n[launch]\ngrid = ["(n + 127) // 128", "m", 2]\n')
+    assert spec_module.load(str(good)).grid == ("floor((n + 127)/128)", "m", "2")
+    assert spec_module.load(str(good)).with_sizes({"n": [5]}).grid == ("floor((n + 127)/128)", "m", "2")
+    for text, message in (('[launch]\ngrid = ["k"]\n', "names k, not in [sizes]"),
+                          ('[launch]\ngrid = []\n', "one to three extents"),
+                          ('[launch]\nblocks = [1]\n', "one key, `grid`"),
+                          ('[sizes]\nn = [1]\n[launch]\ngrid = ["n +"]\n', "not an expression")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text)
+        with pytest.raises(UserError, match=re.escape(message)) as caught:
+            spec_module.load(str(bad))
+        assert caught.value.location is not None and caught.value.location.line >= 1

@@ -21,6 +21,9 @@ _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
     # jax.experimental.pallas as pl`, Mosaic GPU's `from jax.experimental.pallas import mosaic_gpu`
     ("pallas", re.compile(r"\bjax\.experimental(\s+import\s+pallas\b|\.pallas\b)|pallas_call")),
     ("triton", re.compile(r"^\s*(import triton|from triton)", re.M)),
+    # a launcher of a Triton kernel it imports (`from ops.jsd import _jsd_kernel` ... `_jsd_kernel[(BT,)](`)
+    ("triton", re.compile(r"^\s*from\s+[\w.]+\s+import\s+\(?[^\n]*?\b(\w+)\b[\s\S]*?^[^\n#]*\b\1\[\s*(?:\(|grid\b|lambda\b)",
+                          re.M)),
     # a PyTorch reference: a KernelBench problem (class Model) or a function on tensors
     ("torch", re.compile(r"^\s*(import torch|from torch)", re.M)),
 )

@@ -65,11 +65,14 @@ class EntryCandidate:
     # The file's own code names it as what it runs (a KernelBench file's `forward` calls it): of
     # several entries, the one chosen when the user names none.
     preferred: bool = False
+    # A kernel itself (`@triton.jit def add_kernel(...)`), no launcher: chosen only by name, and
+    # launched on the grid the spec's `[launch]` gives.
+    kernel: bool = False
 
     @property
     def chosen_unnamed(self) -> bool:
         """Whether a file's entry may be this one when the user names none."""
-        return self.instance_of is None and self.calls is None
+        return self.instance_of is None and self.calls is None and not self.kernel
 
 
 @dataclass(frozen=True)

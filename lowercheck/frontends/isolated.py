@@ -110,14 +110,15 @@ def _migrate(language: str, path: str, entry: str, binding: Binding, sweep: list
 def _entries_to_json(found: list[EntryCandidate]) -> str:
     return json.dumps([{"name": c.name, "location": [c.location.file, c.location.line, c.location.column],
                         "params": [[p.name, p.kind, p.dtype] for p in c.params], "launches": list(c.launches),
-                        "instance_of": c.instance_of, "calls": c.calls, "preferred": c.preferred}
+                        "instance_of": c.instance_of, "calls": c.calls, "preferred": c.preferred,
+                        "kernel": c.kernel}
                        for c in found])
 
 
 def _entries_from_json(text: str) -> list[EntryCandidate]:
     return [EntryCandidate(c["name"], SourceLocation(*c["location"]),
                            tuple(EntryParam(*p) for p in c["params"]), tuple(c["launches"]),
-                           c.get("instance_of"), c.get("calls"), c.get("preferred", False))
+                           c.get("instance_of"), c.get("calls"), c.get("preferred", False), c.get("kernel", False))
             for c in json.loads(text)]
 
 

@@ -82,6 +82,24 @@ def _imported_interpreted() -> bool:
     return bool(knobs.runtime.interpret)
 
 
+def _launched(kernel, grid: tuple[int, ...]):
+    """A kernel entry as a call: `kernel[grid](**args)`, with the kernel's own signature (through
+    `@triton.autotune`/`@triton.heuristics`, whose `.fn` is the next layer down)."""
+    import functools
+
+    inner = kernel
+    while hasattr(inner, "fn"):
+        inner = inner.fn
+    if not callable(getattr(kernel, "__getitem__", None)):
+        raise UserFailure(f"`{getattr(inner, '__name__', kernel)}` is given a grid but is no Triton kernel")
+
+    @functools.wraps(inner)
+    def launch(**args):
+        kernel[grid](**args)
+
+    return launch
+
+
 def _run(request: RunRequest, result: RunResult) -> None:
     import torch
 
@@ -104,6 +122,9 @@ def _run(request: RunRequest, result: RunResult) -> None:
     entry = entry_callable(module, request.entry)
     if entry is None:
         raise UserFailure(f"{request.path}: no function `{request.entry}`")
+    grid = request.options.get("grid")
+    if grid is not None:  # a kernel itself, launched on the spec's grid (`[launch]`)
+        entry = _launched(entry, tuple(grid))
     params = inspect.signature(entry).parameters
     pack_tuples(values, request.options.get("tuples"))
     kwargs = {k: v for k, v in values.items() if k in params}

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region
 
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp
+from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
 from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.runners.user_code import entry_callable
 from lowercheck.frontends.base import (
@@ -40,12 +40,15 @@ from lowercheck.frontends.triton.effects import effects
 from lowercheck.frontends.triton.source import discover, jit_function, load
 
 def entries(path: str) -> list[EntryCandidate]:
-    """The wrappers of the file (functions that launch a kernel of the file), in source order."""
+    """The wrappers of the file (functions that launch a kernel of the file), in source order; then
+    its kernels, each an entry by name only (launched on a spec's `[launch] grid`)."""
     module = load(path)
-    wrappers, _ = discover(path, module)
+    wrappers, kernels = discover(path, module)
     return [EntryCandidate(w.name, SourceLocation(path, w.line, w.column),
                            tuple(EntryParam(p, "unknown") for p in w.params), w.launches)
-            for w in wrappers]
+            for w in wrappers] + \
+        [EntryCandidate(k.name, SourceLocation(path, k.line, k.column), tuple(EntryParam(p, "unknown") for p in k.params),
+                        (k.name,), kernel=True) for k in kernels]
 
 
 def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
@@ -72,7 +75,8 @@ def _resolve(path, entry, wrappers, kernels, grid):
             if k.name == entry:
                 if not grid:
                     raise UserError(f"`{entry}` is a kernel: launching it needs a grid", SourceLocation(path, k.line),
-                                    hint="give the binding a grid, or name a wrapper that launches it")
+                                    hint='give it in the spec (`[launch] grid = ["(n + 1023) // 1024"]`), or '
+                                         "name a wrapper that launches it")
                 return k, tuple(grid)
         raise UserError(f"no wrapper or kernel `{entry}` in {path}", SourceLocation(path, 1),
                         hint=f"wrappers here: {names}" if names else "define a function that launches the kernel")
@@ -130,13 +134,19 @@ class _Builder:
             self.tensor_names.setdefault(id(_root(value)), f"return{index}")
 
     def _tensor(self, value) -> str:
+        """The entry tensor a launch argument is; a view from an offset on is `name[offset:]`
+        (`kernel.split_view`: `logits[start * V:]` for a chunk of rows)."""
         root = _root(value)
-        if value.storage_offset() != 0:
-            raise Unsupported("a kernel receives a view with an offset into its tensor")
         if id(root) not in self.tensor_names:
             self.tensor_names[id(root)] = f"temp{len(self.temps)}"
             self.temps.append(root)
-        return self.tensor_names[id(root)]
+        name = self.tensor_names[id(root)]
+        offset = value.storage_offset() - root.storage_offset()
+        if isinstance(offset, int) and offset == 0:
+            return name
+        if value.dtype != root.dtype:
+            raise Unsupported("a kernel receives a view with an offset into a tensor of another element type")
+        return f"{name}[{self.captured.expr_of(offset)}:]"
 
     # --- launches ----------------------------------------------------------------------------
 
@@ -150,13 +160,14 @@ class _Builder:
         for index, pname in enumerate(variant.runtime_params):
             value = launch.bound[pname]
             if isinstance(value, torch.Tensor):
-                name = self._tensor(value)
+                view = self._tensor(value)
+                name, _ = split_view(view)
                 self.launched.add(name)
                 if index in func_effects.read:
                     self.read.add(name)
                 if index in func_effects.written:
                     self.written.add(name)
-                args.append(name)
+                args.append(view)
             else:
                 args.append(self._scalar(value))
         grid = [g if isinstance(g, str) else self.captured.expr_of(g) for g in launch.grid]
@@ -181,6 +192,7 @@ class _Builder:
         key = (id(fn), variant)
         if key not in self.variants:
             taken = sum(1 for k in self.variants if k[0] == id(fn))
+            taken += fn.__name__ == self.entry  # a kernel entry: the entry holds its name, the func a number
             symbol = fn.__name__ if taken == 0 else f"{fn.__name__}_{taken}"
             text = ttc.ttir(fn, variant, self.path)
             funcs = ttc.to_xdsl(text, symbol, self.path)

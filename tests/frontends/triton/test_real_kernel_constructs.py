@@ -153,7 +153,7 @@ def neg_then_copy(x):
 
 def test_an_autograd_functions_forward_is_an_entry(tmp_path: Path) -> None:
     path = INPUTS / "autograd_function.py"
-    assert [(c.name, [p.name for p in c.params]) for c in frontend.entries(str(path))] == \
+    assert [(c.name, [p.name for p in c.params]) for c in frontend.entries(str(path)) if not c.kernel] == \
         [("DoubleFunction.forward", ["x"])]
     module = frontend.lower(str(path), None, Binding(args={"x": VEC}))
     (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
@@ -172,3 +172,34 @@ def test_an_autograd_forward_keeps_its_defaults() -> None:
     done = run_lowercheck(["lower", f"{INPUTS / 'autograd_defaults.py'}:ScaleFunction.forward", "--emit", "access"])
     assert done.returncode == 0, done.stderr
     assert "access.access" in done.stdout
+
+
+def test_a_launcher_of_an_imported_kernel_is_triton_without_importing_triton(tmp_path: Path) -> None:
+    """A backend module that imports a kernel and launches it (liger's `backends/_triton/jsd.py`:
+    `from liger_kernel.ops.jsd import _jsd_kernel` ... `_jsd_kernel[(BT,)](...)`) and never imports
+    triton itself is a Triton launcher, not a PyTorch reference; a dict of functions indexed and
+    called (`HANDLERS[type(m)](m)`) is not a launch."""
+    from lowercheck.frontends import language_of
+
+    text = (INPUTS / "imported_kernel.py").read_text().replace("import triton\n", "")
+    text = text.replace("triton.cdiv(x.shape[0], 256)", "(x.shape[0] + 255) // 256")
+    launcher = tmp_path / "backend.py"
+    launcher.write_text(text.replace("os.path.dirname(__file__)", repr(str(INPUTS))))
+    assert language_of(str(launcher)) == "triton"
+    module = frontend.lower(str(launcher), None, Binding(args={"x": VEC}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert [launch.grid_exprs for launch in entry.launches] == [["floor((n + 255)/256)", "1", "1"]]
+    lookup = tmp_path / "lookup.py"
+    lookup.write_text("import torch\nfrom mapping import HANDLERS\n\ndef f(m):\n    return HANDLERS[type(m)](m)\n")
+    assert language_of(str(lookup)) == "torch"
+
+
+def test_a_launch_on_a_view_with_an_offset_is_a_view_of_the_tensor() -> None:
+    """`kernel[grid](x[start:end], ...)`: the launch argument is `x[start:]`, and its accesses are
+    x's own from that element on (they were "a view with an offset", LC901)."""
+    module = lower("chunked.py", Binding(args={"x": VEC}, sizes={"n": 1000}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert [launch.arg_exprs[:2] for launch in entry.launches] == [["x", "return0"], ["x[500:]", "return0[500:]"]]
+    text = ir.print_ir(extract_accesses(module))
+    writes = [line for line in text.splitlines() if 'buffer = "return0", kind = "write"' in line]
+    assert len(writes) == 2 and "indices = [\"128*GRID0 + LANE3 + 500\"]" in writes[1]

@@ -110,12 +110,16 @@ def test_size_dependent_heuristic_needs_concrete_sizes() -> None:
         lower("autotuned.py", binding=Binding(args={"x": VEC}))
 
 
-def test_entries_lists_wrappers() -> None:
-    (candidate,) = frontend.entries(str(INPUTS / "vadd.py"))
+def test_entries_lists_wrappers_then_kernels() -> None:
+    candidate, kernel = frontend.entries(str(INPUTS / "vadd.py"))
     assert candidate.name == "add"
     assert [(p.name, p.kind) for p in candidate.params] == [("x", "unknown"), ("y", "unknown")]
     assert candidate.launches == ("add_kernel",)
     assert candidate.location.line == 17
+    assert candidate.chosen_unnamed
+    # the kernel itself: an entry by name only, launched on a spec's `[launch] grid`
+    assert (kernel.name, kernel.kernel, kernel.chosen_unnamed, kernel.location.line) == ("add_kernel", True, False, 8)
+    assert [p.name for p in kernel.params] == ["x_ptr", "y_ptr", "out_ptr", "n", "BLOCK"]
 
 
 def test_kernel_entry_with_a_grid() -> None:
