@@ -1098,12 +1098,35 @@ def _condition_text(cond: Value, op: Operation) -> str:
     return f"a condition lowercheck does not express ({getattr(cond, 'why', 'unknown')}){where}"
 
 
+def _loop_on_data(op: Operation, st: State, trips: frozenset[str]) -> None:
+    """A loop whose bounds come from loaded data (`for (i = 0; i < lengths[b]; ...)`, pages of a
+    paged attention): its induction variable and carried values are values from loaded data, so an
+    access indexed by them is `access.indirect` (bounds-checked by the runs), and every access in
+    the body happens under a condition on that data (it may run no trip at all)."""
+    body = op.regions[0].blocks[0]
+    why = "a loop index whose bounds come from loaded data"
+    for arg in body.args:
+        st.values[arg] = Opaque(why, trips)
+    saved = st.data_conditions
+    where = op.location
+    line = f" at line {where.line.data}" if type(where).__name__ == "FileLineColLoc" else ""
+    st.data_conditions = saved + (f"a loop whose trips come from loaded values ({', '.join(sorted(trips))}){line}",)
+    yielded = _run_block(body, st) or []
+    st.data_conditions = saved
+    for r, value in zip(op.results, [*yielded, *([None] * len(op.results))]):
+        st.values[r] = Opaque("a value a loop on loaded data carries", trips | sources_of(value) if value else trips)
+
+
 @rule("scf.for")
 def _scf_for(op: Operation, st: State) -> None:
     lb, ub, step = (st.get(o) for o in op.operands[:3])
     inits = [st.get(o) for o in op.operands[3:]]
     body = op.regions[0].blocks[0]
     if not all(isinstance(v, Tile) for v in (lb, ub, step)):
+        trips = sources_of(lb, ub, step)
+        if trips and st.runs_check_bounds:
+            _loop_on_data(op, st, trips)
+            return
         st.out.append(UnmodelledOp.build(properties={
             "buffer": StringAttr("?"), "reason": StringAttr("a loop with opaque bounds")}))
         st.out[-1].location = op.location
