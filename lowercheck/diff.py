@@ -202,7 +202,7 @@ def diff(options: DiffOptions) -> Report:
     # other side's worker process imports torch and Triton.
     first, second = _lowering_order(paths, languages)
     candidates = {first: frontend_for(paths[first]).entries(paths[first])}
-    if entries[first] is None and len(candidates[first]) > 1 and entries[second] is None:
+    if entries[first] is None and sum(c.chosen_unnamed for c in candidates[first]) > 1 and entries[second] is None:
         candidates[second] = frontend_for(paths[second]).entries(paths[second])
     entries[first] = resolve_entry(paths[first], entries[first], candidates[first], entries[second],
                                    candidates.get(second, ()))

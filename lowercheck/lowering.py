@@ -51,7 +51,8 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
         raise UserError(f"no entry point found in {path}",
                         hint="a CUDA file needs a host function that launches a kernel with <<<...>>>; "
                              "a Triton file a Python function that launches a @triton.jit kernel")
-    partner = other_entry or (other_candidates[0].name if len(other_candidates) == 1 else None)
+    others = [c for c in other_candidates if c.chosen_unnamed]  # never a kernel entry, another instance
+    partner = other_entry or (others[0].name if len(others) == 1 else None)
     if partner in names:
         return partner
     raise UserError(f"{path} has several entry points: {', '.join(names)}",
