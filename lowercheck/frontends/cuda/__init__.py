@@ -217,7 +217,7 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     constants: dict[str, list[tuple[str, CType, int]]] = {}  # per kernel, the `__constant__` it reads
     for launch in host.launches:
         if launch.symbol not in kernels:
-            lowering = KernelLowering(shown)
+            lowering = KernelLowering(shown, nulls=launch.nulls)
             kernels[launch.symbol] = lowering.lower_kernel(launch.kernel, launch.symbol)
             if lowering.shared_bytes is not None:
                 dynamic_shared.add(launch.symbol)

@@ -99,10 +99,14 @@ class Launch:
     block: Dim3
     args: list[str]  # a buffer's name, or an expression over the parameters
     shared_bytes: sympy.Expr | None = None  # the dynamic shared memory (3rd <<<>>> argument)
+    # The kernel's pointer parameters this launch passes a null pointer: the kernel is lowered for
+    # them (`p != nullptr` false there), a variant of its own.
+    nulls: frozenset[str] = frozenset()
 
     @property
     def symbol(self) -> str:
-        return kernel_symbol(self.kernel)
+        base = kernel_symbol(self.kernel)
+        return base if not self.nulls else f"{base}_without_{'_'.join(sorted(self.nulls))}"
 
 
 def kernel_symbol(kernel: ci.Cursor) -> str:
@@ -901,6 +905,7 @@ class HostReader:
         grid, block = self.dim3(config_args[0]), self.dim3(config_args[1])
         params = [c for c in children(kernel) if c.kind == K.PARM_DECL]
         args: list[str] = []
+        nulls: set[str] = set()
         for i, a in enumerate(call.get_arguments()):
             if i < len(params) and _is_bundle(params[i].type):  # a struct by value: each member it bundles
                 bundle = self._bundle(a)
@@ -911,12 +916,15 @@ class HostReader:
                             raise self.unsupported(f"the member `{'.'.join(path)}` of `{_text(a)}`", a)
                         args.append(value.name if isinstance(value, Buffer) else symbolic.format(value))
                 continue
-            args.append(self._launch_arg(a, params[i] if i < len(params) else None))
+            param = params[i] if i < len(params) else None
+            if param is not None and param.type.get_canonical().kind == ci.TypeKind.POINTER and self._null(a):
+                nulls.add(param.spelling)
+            args.append(self._launch_arg(a, param))
         shared = None
         if len(config_args) > 2 and not self._default(config_args[2]):
             shared = self.expr(config_args[2])
             shared = None if shared == 0 else shared  # `<<<g, b, 0, stream>>>`: none
-        self.result.launches.append(Launch(call, kernel, grid, block, args, shared))
+        self.result.launches.append(Launch(call, kernel, grid, block, args, shared, frozenset(nulls)))
 
     # ------------------------------------------------------------ expressions
     def dim3(self, e: ci.Cursor) -> Dim3:

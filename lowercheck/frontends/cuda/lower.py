@@ -71,6 +71,7 @@ class Ptr:
     offset: SSAValue | None
     ctype: CType
     lead: tuple[SSAValue, ...] = ()  # the outer indices of a multi-dimensional array, applied so far
+    null: bool = False  # a kernel parameter this launch passes as nullptr (`p != nullptr` is false)
 
     @property
     def rank(self) -> int:
@@ -272,8 +273,9 @@ def _strip(cursor: ci.Cursor) -> ci.Cursor:
 class KernelLowering:
     """Lowers one kernel (and the helpers it calls) into a `func.func` with the `gpu.kernel` attribute."""
 
-    def __init__(self, shown: str):
+    def __init__(self, shown: str, nulls: frozenset[str] = frozenset()):
         self.shown = shown
+        self.nulls = nulls  # the pointer parameters the launch passes as nullptr
         self.block: Block = Block()
         self.env: dict[object, Value] = {}
         self.types: dict[object, CType] = {}
@@ -371,8 +373,8 @@ class KernelLowering:
     def convert(self, v: Value, src: CType, dst: CType, cursor: ci.Cursor) -> Value:
         if src == dst or (isinstance(v, Address) and dst.is_int):  # an address stays one as any integer
             return v
-        if src.kind == "ptr" and dst.kind == "bool" and isinstance(v, Ptr):  # `if (bias)`: never null here
-            return self.constant(1, ct.BOOL, cursor)
+        if src.kind == "ptr" and dst.kind == "bool" and isinstance(v, Ptr):  # `if (bias)`: null only if passed so
+            return self.constant(0 if v.null else 1, ct.BOOL, cursor)
         if src.kind == "ptr" or dst.kind == "ptr":
             if src.kind == dst.kind == "ptr" and src.elem == dst.elem:
                 return v
@@ -381,11 +383,11 @@ class KernelLowering:
             if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and src.elem is not None and \
                     dst.elem is not None and src.elem.scalar == dst.elem.scalar:
                 # `reinterpret_cast<float4*>(p)`: the same buffer; offsets count scalars
-                return Ptr(v.base, v.offset, dst, v.lead)
+                return Ptr(v.base, v.offset, dst, v.lead, v.null)
             if src.kind == dst.kind == "ptr" and isinstance(v, Ptr) and dst.elem is not None:
                 # `void*`, or `reinterpret_cast<uint4*>(p)` of a float or half buffer: the same
                 # buffer, whose elements keep their type; offsets count the buffer's elements
-                return Ptr(v.base, v.offset, dst, v.lead)
+                return Ptr(v.base, v.offset, dst, v.lead, v.null)
             raise self.unsupported(f"a conversion between `{src.dtype if src.kind != 'ptr' else 'pointer'}` "
                                    "and a pointer of another type", cursor)
         if dst.kind == "void":
@@ -436,7 +438,7 @@ class KernelLowering:
         for (p, leaf, path, t), arg in zip(flat, self.block.args):
             arg.name_hint = leaf or None
             arg.location = self._loc(p)
-            value = Ptr(arg, None, t) if t.kind == "ptr" else arg
+            value = Ptr(arg, None, t, null=leaf in self.nulls) if t.kind == "ptr" else arg
             if path:
                 values[(p.spelling, *path)] = value
             else:
@@ -2147,11 +2149,17 @@ class KernelLowering:
             return self.write(self.lvalue(lhs, e), v, t, e)
         if op in (B.LAnd, B.LOr):
             return self._logical(e, op, lhs, rhs)
-        if op in (B.EQ, B.NE) and any(is_null_pointer(a) and b.type.get_canonical().kind == ci.TypeKind.POINTER
-                                      for a, b in ((lhs, rhs), (rhs, lhs))):
-            # a buffer against nullptr (an optional bias): every pointer a kernel receives here
-            # is a buffer, never null (lowercheck passes one for each parameter)
-            return self.constant(int(op == B.NE), ct.BOOL, e), ct.BOOL
+        pointer = next((b for a, b in ((lhs, rhs), (rhs, lhs))
+                        if is_null_pointer(a) and b.type.get_canonical().kind == ci.TypeKind.POINTER), None)
+        if op in (B.EQ, B.NE) and pointer is not None:
+            # a buffer against nullptr (an optional bias): null only where the launch passes
+            # nullptr (the kernel is lowered for that launch: `Launch.nulls`), else a buffer
+            try:
+                p, _ = self.expr(pointer)
+            except Unsupported:  # a pointer lowercheck does not model: no kernel parameter passed as null
+                p = None
+            null = isinstance(p, Ptr) and p.null
+            return self.constant(int((op == B.EQ) == null), ct.BOOL, e), ct.BOOL
         if op == B.Comma:
             self.expr(lhs)
             return self.expr(rhs)

@@ -742,3 +742,31 @@ def test_pairs_of_halves_stored_over_a_float_local_keep_their_bits(tmp_path: Pat
     h = np.random.default_rng(6).standard_normal(8 * n).astype(np.float16)
     out = _run(path, h=h, out=poison.fill(np.empty(4 * n, np.float32)), n=n)["out"]
     np.testing.assert_array_equal(out.view(np.uint32), h.view(np.uint32))
+
+
+NULL_ARGUMENTS = """
+__global__ void bias_add(float* y, const float* x, const float* bias, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + (bias != nullptr ? bias[i] : 0.0f) + (bias ? 1.0f : 0.0f);
+}
+void launch(float* y, const float* x, const float* bias, int n) {
+    bias_add<<<(n + 63) / 64, 64>>>(y, x, nullptr, n);   // no bias: the kernel's own test skips it
+    bias_add<<<(n + 63) / 64, 64>>>(y, y, bias, n);
+}
+"""
+
+
+def test_a_kernel_tests_a_null_argument_as_the_launch_passes_it(tmp_path: Path) -> None:
+    """`bias != nullptr`, `if (bias)`: false in the launch that passes nullptr (the kernel is lowered
+    for it: `bias_add_without_bias`), true in the one that passes a buffer; so the null buffer is
+    never read (no false LC201) and the emulator computes what the GPU would."""
+    path = _write(tmp_path, NULL_ARGUMENTS)
+    text = ir.print_ir(extract_accesses(cuda.lower(str(path))))
+    assert "@bias_add_without_bias" in text
+    null_reads = [line for line in text.splitlines() if 'buffer = "null0"' in line]
+    assert null_reads and all('"False"]' in line for line in null_reads)  # under a false guard: never made
+    n = 100
+    x = np.random.default_rng(8).standard_normal(n).astype(np.float32)
+    bias = np.arange(n, dtype=np.float32)
+    out = _run(path, y=poison.fill(np.empty(n, np.float32)), x=x, bias=bias, n=n)["y"]
+    np.testing.assert_allclose(out, x + bias + 1.0, rtol=1e-6)
