@@ -351,6 +351,8 @@ def _recording(launches: list[Launch], path: str) -> Iterator[None]:
     def autotuned(self, *args, **kwargs):
         config = self.configs[0]
         self.best_config = config  # as Triton's autotuner leaves it: wrappers read it (`K.best_config.kwargs`)
+        if config.pre_hook is not None:  # as Triton's autotuner runs it first: it sets up tensor descriptors' blocks
+            config.pre_hook({**dict(zip(self.arg_names, args)), **kwargs, **config.all_kwargs()})
         return self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
 
     JITFunction.run, Autotuner.run = record, autotuned
