@@ -14,6 +14,9 @@ range = [0, "v"]   # each bound an integer or a size expression
 value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `none = true`: None
 [args.res]         # a tuple of arrays (a custom_vjp backward's residuals): one table per item
 items = [{ shape = ["n"], dtype = "float32" }, { none = true }]
+[args.block_sizes] # an object the entry's own module makes (a config dataclass), in every run
+construct = "BlockSizes"        # or "BlockSizes.get_default": a factory
+kwargs = { block_q = 64 }
 [launch]           # the entry is a kernel itself (a `@triton.jit` kernel, no wrapper): its grid
 grid = ["(n + 1023) // 1024"]   # one to three extents over the sizes
 ```
@@ -35,6 +38,41 @@ _EXTENT = re.compile(r"\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[*+]\s*(?:[A-Za-z_]\w*|\d+))
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
           "uint64", "bool")
 ROLES = ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
+class Construct:
+    """A spec's `construct`: the value is `NAME(**kwargs)`, NAME (dotted: `BlockSizes.get_default`)
+    looked up in the entry's module when the entry is called (capture and runs alike)."""
+
+    name: str
+    kwargs: tuple[tuple[str, bool | int | float | str], ...] = ()
+
+    def make(self, namespace: dict):
+        head, *rest = self.name.split(".")
+        target = namespace.get(head)
+        for part in rest:
+            target = getattr(target, part, None)
+        if not callable(target):
+            raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define",
+                            hint="name a class or function the entry's file defines or imports")
+        try:
+            return target(**dict(self.kwargs))
+        except Exception as err:  # noqa: BLE001 - the user's class rejected the spec's kwargs
+            raise UserError(f"the spec's `construct = \"{self.name}\"` raised {type(err).__name__}: {err}",
+                            hint="check the construct's kwargs against its signature") from None
+
+
+def constructed(value, fn):
+    """`value`, or the object a `Construct` makes in `fn`'s module (anything else passes as is)."""
+    if isinstance(value, Construct):
+        import inspect
+
+        inner = inspect.unwrap(getattr(fn, "func", fn))  # through functools.wraps and partial
+        return value.make(getattr(inner, "__globals__", {}))
+    if isinstance(value, tuple):
+        return tuple(constructed(v, fn) for v in value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -115,11 +153,11 @@ def load(path: str | None) -> Spec:
         role = entry.get("role")
         if role is not None and role not in ROLES:
             raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
-        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items", "range"}
+        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items", "range", "construct", "kwargs"}
         if unknown_keys:
             raise UserError(f"[args.{name}] has unknown key(s) {', '.join(sorted(unknown_keys))}", where,
-                            hint="an argument has shape, dtype, role, range, a value (value = ..., none = true), "
-                                 "or items")
+                            hint="an argument has shape, dtype, role, range, a value (value = ..., none = true, "
+                                 "construct = ...), or items")
         value_range = _range(name, entry, sizes, where)
         if "items" in entry:
             args[name] = ArgSpec(items=_items(name, entry, sizes, where))
@@ -220,6 +258,10 @@ def _items(name: str, entry: dict, sizes: dict[str, list[int]], where: SourceLoc
 def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, bool | int | float | str | tuple | None]:
     """`value = 1e-6` (a number, boolean or string; a list of them is passed as a tuple) or
     `none = true` (Python's None)."""
+    if "construct" in entry:
+        return True, _construct(name, entry, where)
+    if "kwargs" in entry:
+        raise UserError(f"[args.{name}] kwargs go with construct", where, hint='construct = "BlockSizes"')
     if "none" in entry:
         if entry["none"] is not True or "value" in entry:
             raise UserError(f"[args.{name}] none must be `true`, and not beside a value", where,
@@ -234,6 +276,20 @@ def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, b
         raise UserError(f"[args.{name}] value must be a number, a boolean, a string or a list of them", where,
                         hint='value = 1e-6, value = true, value = "mean", value = [128, 128]; none = true for None')
     return True, value
+
+
+def _construct(name: str, entry: dict, where: SourceLocation) -> Construct:
+    """`construct = "BlockSizes"` with `kwargs = { block_q = 64 }`, or `construct =
+    "BlockSizes.get_default"`: an object the entry's own module makes (a config dataclass)."""
+    target, kwargs = entry["construct"], entry.get("kwargs", {})
+    if not isinstance(target, str) or not all(part.isidentifier() for part in target.split(".")) or \
+            {"value", "none"} & set(entry):
+        raise UserError(f"[args.{name}] construct names a class or function of the entry's module", where,
+                        hint='construct = "BlockSizes" (with kwargs = { block_q = 64 }), or "BlockSizes.get_default"')
+    if not isinstance(kwargs, dict) or not all(isinstance(v, (bool, int, float, str)) for v in kwargs.values()):
+        raise UserError(f"[args.{name}] kwargs is a table of numbers, booleans and strings", where,
+                        hint="kwargs = { block_q = 64, block_k = 64 }")
+    return Construct(target, tuple(sorted(kwargs.items())))
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from lowercheck.spec import constructed
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.poison import fill
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file, pack_tuples
@@ -81,6 +82,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
         if entry is None:
             raise UserFailure(f"{request.path}: no function `{request.entry}`")
         params = inspect.signature(entry).parameters
+        values = {k: constructed(v, entry) for k, v in values.items()}  # the spec's `construct`
         try:
             returned = entry(**{k: v for k, v in values.items() if k in params})
             returned = jax.block_until_ready(returned)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from lowercheck.spec import constructed
 from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
 from lowercheck.runners.torch_arrays import numpy_view, to_numpy, to_torch
@@ -126,6 +127,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
     if grid is not None:  # a kernel itself, launched on the spec's grid (`[launch]`)
         entry = _launched(entry, tuple(grid))
     params = inspect.signature(entry).parameters
+    values = {k: constructed(v, entry) for k, v in values.items()}  # the spec's `construct`
     pack_tuples(values, request.options.get("tuples"))
     kwargs = {k: v for k, v in values.items() if k in params}
 

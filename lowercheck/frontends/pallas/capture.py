@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lowercheck.spec import constructed
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
 from lowercheck.frontends.pallas.source import user_line
@@ -86,7 +87,7 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
             values[pname] = int(binding.sizes.get(pname, arg.value)) if arg.dtype.startswith(("int", "uint")) \
                 else bool(arg.value) if arg.dtype == "bool" else float(arg.value)
         elif isinstance(arg, ValueArg):
-            values[pname] = arg.value
+            values[pname] = constructed(arg.value, fn)
         elif isinstance(arg, TupleArg):  # its arrays are parameters of their own: `res_0`, `res_1`, ...
             tuples[pname] = arg.item_names(pname)
             for item, name in zip(arg.items, tuples[pname], strict=True):
@@ -94,7 +95,7 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
                     continue
                 assert isinstance(item, TensorArg)
                 arrays[name] = jax.ShapeDtypeStruct(tuple(_size(d, binding) for d in item.shape), _dtype(item.dtype))
-            values[pname] = tuple(item.value if isinstance(item, ValueArg) else None for item in arg.items)
+            values[pname] = tuple(constructed(item.value, fn) if isinstance(item, ValueArg) else None for item in arg.items)
         elif param.default is inspect.Parameter.empty:
             raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
                             hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")

@@ -24,6 +24,7 @@ from typing import Any
 
 import sympy
 
+from lowercheck.spec import constructed
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
@@ -180,7 +181,7 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
                 else:
                     inputs[pname] = float(arg.value)
             elif isinstance(arg, ValueArg):
-                inputs[pname] = arg.value
+                inputs[pname] = constructed(arg.value, fn)
             elif isinstance(arg, TupleArg):  # its tensors are named `res_0`, `res_1`, ... by the lowering
                 inputs[pname] = tuple(
                     item.value if isinstance(item, ValueArg) else
