@@ -494,6 +494,14 @@ def _binary(b: KernelBuilder, eqn) -> None:
     _out(b, eqn, b.emit(cls(x, y)))
 
 
+@lowering("clamp")
+def _clamp(b: KernelBuilder, eqn) -> None:
+    """`lax.clamp(lo, x, hi)` (`jnp.clip`): min(max(x, lo), hi)."""
+    lo, x, hi = _operands(b, eqn)
+    top, bottom = (arith.MinimumfOp, arith.MaximumfOp) if _is_float(x.type) else (arith.MinSIOp, arith.MaxSIOp)
+    _out(b, eqn, b.emit(top(b.emit(bottom(x, lo)), hi)))
+
+
 @lowering(*_UNARY)
 def _unary(b: KernelBuilder, eqn) -> None:
     (x,) = _operands(b, eqn)
@@ -826,6 +834,57 @@ def _swap(b: KernelBuilder, eqn) -> None:
         b.values[var] = old
 
 
+@dataclass(frozen=True, eq=False)
+class _Tile:
+    """The tile a DMA moves (no jaxpr value holds it): its shape, and a key for its lanes."""
+
+    shape: tuple[int, ...]
+
+    @property
+    def aval(self):
+        return self
+
+
+def _ref_and_transforms(ref: Any) -> tuple[Any, tuple]:
+    """A DMA operand: a ref variable, or a TransformedRef (`x_hbm.at[pl.ds(i * 128, 128)]`)."""
+    if hasattr(ref, "transforms") and hasattr(ref, "ref"):
+        return ref.ref, tuple(ref.transforms)
+    return ref, ()
+
+
+def _tile_shape(ref: Any, transforms: tuple) -> tuple[int, ...]:
+    if transforms and hasattr(transforms[-1], "get_indexer_shape"):
+        return tuple(int(d) for d in transforms[-1].get_indexer_shape())
+    return tuple(int(d) for d in ref.aval.shape)
+
+
+@lowering("dma_start")
+def _dma_start(b: KernelBuilder, eqn) -> None:
+    """`pltpu.make_async_copy(src, dst, sem).start()`: the copy, as a load of `src` and a store of it
+    into `dst` where it starts (its wait only orders it: a read of `dst` between the two is the
+    kernel's race, which the runs see); `add=True` accumulates into `dst`."""
+    src, dst, _dst_sem, _src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
+    if device_id is not None:
+        raise Unsupported("a DMA to or from another device (remote copies are not modelled)", b.where)
+    src_ref, src_transforms = _ref_and_transforms(src)
+    dst_ref, dst_transforms = _ref_and_transforms(dst)
+    tile = _Tile(_tile_shape(src_ref, src_transforms))
+    if _tile_shape(dst_ref, dst_transforms) != tile.shape:
+        raise Unsupported("a DMA between blocks of different shapes", b.where)
+    src_view = b.indexed(b.view(src_ref), src_transforms)
+    dst_view = b.indexed(b.view(dst_ref), dst_transforms)
+    value = b.load(src_view, tile, None, None)
+    if eqn.params.get("add"):
+        old = b.load(dst_view, tile, None, None)
+        value = b.emit(arith.AddfOp(old, value)) if _is_float(value.type) else b.binary("add", old, value)
+    b.store(dst_view, tile, value, None)
+
+
+@lowering("dma_wait", "semaphore_signal", "semaphore_wait")
+def _ordering(b: KernelBuilder, eqn) -> None:
+    """Waits and signals order copies and programs; they move no data of the kernel."""
+
+
 @lowering("jit", "pjit", "closed_call", "custom_jvp_call", "custom_vjp_call")
 def _call(b: KernelBuilder, eqn) -> None:
     inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
@@ -1104,12 +1163,22 @@ def _whole(b: KernelBuilder, arg: SSAValue, shape: tuple[int, ...], element: Att
                 ("",) * len(shape))
 
 
-def _scratch(b: KernelBuilder, aval, where: SourceLocation | None) -> View:
+class Semaphore:
+    """A semaphore scratch buffer (`pltpu.SemaphoreType.DMA`, `.REGULAR`): no memory of the kernel's
+    data; the DMAs and waits on it only order copies, which the access IR takes as done at start."""
+
+
+_SEMAPHORES = ("dma_sem", "sem", "semaphore", "barrier_sem")
+
+
+def _scratch(b: KernelBuilder, aval, where: SourceLocation | None) -> View | Semaphore:
     """A scratch buffer (`scratch_shapes`, `pltpu.VMEM(...)`): one per program, like a CUDA
-    `__shared__` array, so a `memref.alloca` in address space 3. Semaphores are not modelled."""
+    `__shared__` array, so a `memref.alloca` in address space 3; a semaphore, a `Semaphore`."""
     dtype = str(getattr(aval, "dtype", ""))
+    if dtype in _SEMAPHORES or "sem" in dtype:
+        return Semaphore()
     if dtype not in _ELEMENTS:
-        raise Unsupported(f"a scratch buffer of `{dtype}` (semaphores are not modelled)", where)
+        raise Unsupported(f"a scratch buffer of `{dtype}`", where)
     element = _ELEMENTS[dtype]
     shape = tuple(int(d) for d in aval.shape)
     alloca = memref.AllocaOp.get(element, shape=[prod(shape)], memory_space=IntegerAttr(3, IntegerType(64)))

@@ -217,3 +217,15 @@ def test_an_operand_the_entry_computes_is_a_temp_the_kernel_reads() -> None:
     found = accesses(module)
     assert {"read temp0", "read temp1", "write return0"} <= set(found)
     assert "read x" not in found
+
+
+def test_a_manual_dma_is_a_copy_and_its_semaphore_orders_it() -> None:
+    """`pltpu.make_async_copy(x_hbm.at[pl.ds(i * 128, 128)], buf, sem).start()` / `.wait()` (jax's
+    TPU paged attention): a read of the HBM window and a write of the VMEM scratch where it starts;
+    the semaphore and the wait move no data; `jnp.clip` is a clamp. Its runs are checked in
+    tests/cli (a diff against the reference)."""
+    module = lower("manual_dma.py", {"x": (("n",), F32)}, {"n": 1024})
+    assert unmodelled(module) == []
+    found = {key: strings(op.indices)[0].replace("LANE3", "L").replace("LANE4", "L") for key, op in accesses(module).items()}
+    assert found == {"read x": "128*GRID0 + L", "write shared0": "L", "read shared0": "L", "write return0": "128*GRID0 + L"}
+    assert "arith.minimumf" in ir.print_ir(module) and "arith.maximumf" in ir.print_ir(module)
