@@ -494,6 +494,44 @@ def _binary(b: KernelBuilder, eqn) -> None:
     _out(b, eqn, b.emit(cls(x, y)))
 
 
+_THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def threefry_rounds(k1, k2, x1, x2, add, xor, shl, shr, orr, const):
+    """The Threefry-2x32 hash (20 rounds, as jax's own lowering computes it) over any 32-bit integer
+    ops: the kernel IR's (below), or numpy's in its test against jax.random."""
+    def rotl(v, r: int):
+        return orr(shl(v, const(r)), shr(v, const(32 - r)))
+
+    ks = (k1, k2, xor(xor(k1, k2), const(0x1BD11BDA)))
+    x = [add(x1, ks[0]), add(x2, ks[1])]
+    for group in range(5):
+        for r in _THREEFRY_ROTATIONS[group % 2]:
+            x[0] = add(x[0], x[1])
+            x[1] = xor(rotl(x[1], r), x[0])
+        x[0] = add(x[0], ks[(group + 1) % 3])
+        x[1] = add(add(x[1], ks[(group + 2) % 3]), const(group + 1))
+    return x
+
+
+@lowering("threefry2x32")
+def _threefry(b: KernelBuilder, eqn) -> None:
+    """`threefry2x32_p.bind(k1, k2, x1, x2)`: `threefry_rounds` in 32-bit integer ops, so the
+    outputs depend on the key and the counters as they do on a TPU."""
+    k1, k2, x1, x2 = _operands(b, eqn)
+    shape = _shape(x1.type)
+
+    def op(cls):
+        return lambda a, c: b.emit(cls(a, c))
+
+    def const(value: int) -> SSAValue:
+        return b.splat(b.i32(value - (1 << 32) if value >= 1 << 31 else value), shape)
+
+    out = threefry_rounds(k1, k2, x1, x2, op(arith.AddiOp), op(arith.XOrIOp), op(arith.ShLIOp),
+                          op(arith.ShRUIOp), op(arith.OrIOp), const)
+    b.values[eqn.outvars[0]], b.values[eqn.outvars[1]] = out
+
+
 @lowering("clamp")
 def _clamp(b: KernelBuilder, eqn) -> None:
     """`lax.clamp(lo, x, hi)` (`jnp.clip`): min(max(x, lo), hi)."""

@@ -229,3 +229,22 @@ def test_a_manual_dma_is_a_copy_and_its_semaphore_orders_it() -> None:
     found = {key: strings(op.indices)[0].replace("LANE3", "L").replace("LANE4", "L") for key, op in accesses(module).items()}
     assert found == {"read x": "128*GRID0 + L", "write shared0": "L", "read shared0": "L", "write return0": "128*GRID0 + L"}
     assert "arith.minimumf" in ir.print_ir(module) and "arith.maximumf" in ir.print_ir(module)
+
+
+def test_threefry_rounds_are_jaxs_threefry() -> None:
+    """The rounds the `threefry2x32` lowering emits, run on numpy's uint32 ops, give jax's own
+    Threefry-2x32 bits (jax's TPU PRNG kernel, `threefry.py`, hashes its counters with it)."""
+    import jax.numpy as jnp
+    import numpy as np
+    from jax._src.random.threefry2x32 import threefry_2x32
+
+    from lowercheck.frontends.pallas.kernel import threefry_rounds
+
+    key = np.array([0x12345678, 0x9ABCDEF0], np.uint32)
+    hi, lo = np.arange(64, dtype=np.uint32) * 7, np.arange(64, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        mine = threefry_rounds(key[0], key[1], hi, lo, np.add, np.bitwise_xor,
+                               np.left_shift, np.right_shift, np.bitwise_or, np.uint32)
+    # jax hashes the first half of its counts as x1 and the second as x2
+    theirs = threefry_2x32((jnp.uint32(key[0]), jnp.uint32(key[1])), jnp.concatenate([jnp.asarray(hi), jnp.asarray(lo)]))
+    np.testing.assert_array_equal(np.concatenate(mine), np.asarray(theirs))
