@@ -211,7 +211,9 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
              if isinstance(arg, TensorArg)}
     fixed = {name: arg.value for name, arg in (binding.args if binding else {}).items()
              if isinstance(arg, ValueArg) and (arg.value is None or isinstance(arg.value, (bool, int)))}
-    host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed).read()
+    dtypes = {name: arg.dtype for name, arg in (binding.args if binding else {}).items()
+              if isinstance(arg, TensorArg) and arg.dtype}
+    host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed, dtypes).read()
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
     constants: dict[str, list[tuple[str, CType, int]]] = {}  # per kernel, the `__constant__` it reads

@@ -211,6 +211,14 @@ def bit_fields(record: ci.Type) -> CType | None:
     return CType("int", 8 * size, False)
 
 
+def from_dtype(name: str) -> CType | None:
+    """The CType of a torch-style dtype name (`float16`, `int64`): `CType.dtype` read back."""
+    for t in (*_SCALARS.values(), CType("int", 64, False)):
+        if t.kind not in ("void", "ptr") and t.dtype == name:
+            return t
+    return None
+
+
 def promote(t: CType) -> CType:
     """C's integer promotion: anything narrower than int becomes int."""
     if t.is_int and t.bits < 32:

@@ -207,6 +207,16 @@ def _strip(c: ci.Cursor) -> ci.Cursor:
     return c
 
 
+def _lambda_called(call: ci.Cursor) -> ci.Cursor | None:
+    """The lambda a call calls right where it is written (`[&] { ... }()`, `([&] { ... })()`)."""
+    kids = children(call)
+    callee = kids[0] if kids else None
+    while callee is not None and callee.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CALL_EXPR) and \
+            callee.kind != K.LAMBDA_EXPR and children(callee):
+        callee = children(callee)[0]
+    return callee if callee is not None and callee.kind == K.LAMBDA_EXPR else None
+
+
 def _by_value(t: ci.Type) -> ci.Type:
     canon = t.get_canonical()
     if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
@@ -250,6 +260,9 @@ def is_tensor(t: ci.Type) -> bool:
 _DTYPES = {"kFloat": ct.FLOAT, "kFloat32": ct.FLOAT, "kDouble": ct.DOUBLE, "kFloat64": ct.DOUBLE,
            "kHalf": CType("float", 16), "kFloat16": CType("float", 16), "kBFloat16": CType("bfloat", 16),
            "kInt": ct.INT, "kInt32": ct.INT, "kLong": ct.INT64, "kInt64": ct.INT64, "kBool": ct.BOOL}
+# element types -> the ATen ScalarType enumerator (shim.h, c10's names)
+_SCALAR_TYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "float16": "Half", "float32": "Float", "float64": "Double", "bool": "Bool", "bfloat16": "BFloat16"}
 _ALLOCATE_LIKE = ("empty_like", "zeros_like", "ones_like")
 _ALLOCATE = ("empty", "zeros", "ones")
 _SAME_TENSOR = ("contiguous",)  # methods that return the tensor itself (as far as memory goes)
@@ -267,7 +280,8 @@ class HostReader:
     """Runs one host function symbolically and collects its launches."""
 
     def __init__(self, fn: ci.Cursor, shown: str, shapes: dict[str, tuple[str | int, ...]] | None = None,
-                 sizes: dict[str, int] | None = None, fixed: dict[str, int | bool | None] | None = None):
+                 sizes: dict[str, int] | None = None, fixed: dict[str, int | bool | None] | None = None,
+                 dtypes: dict[str, str] | None = None):
         self.fn = fn
         self.shown = shown
         # Concrete sizes: values stay expressions over the parameters (a launch passes `n`, not 1000),
@@ -294,7 +308,9 @@ class HostReader:
                     shape = tuple(symbolic.var(f"{p.spelling}_size{k}") for k in range(ranks[decl_key(p)]))
                 else:
                     shape = (symbolic.var(f"{p.spelling}_numel"),)
-                buffer = Buffer(p.spelling, CType("ptr", 64, False, ct.FLOAT), shape=shape, tensor=True, typed=False)
+                # the binding's dtype (the spec's, or float32) until a `data_ptr<T>()` says otherwise
+                given_dtype = ct.from_dtype((dtypes or {}).get(p.spelling, "")) or ct.FLOAT
+                buffer = Buffer(p.spelling, CType("ptr", 64, False, given_dtype), shape=shape, tensor=True, typed=False)
                 self.values[decl_key(p)] = buffer
                 self.tensor_params.append(buffer)
                 params.append((p.spelling, buffer.ctype, p))
@@ -433,6 +449,16 @@ class HostReader:
             return list(self.tensor(_method_object(calls[0])).shape)
         raise self.unsupported(f"the tensor sizes `{_text(c)}`", e)
 
+    def scalar_type(self, e: ci.Cursor, buffer: Buffer) -> sympy.Expr:
+        buffer.typed = True  # what the dispatch chose it as, from here on
+        elem = buffer.ctype.elem
+        enum = e.type.get_canonical().get_declaration()
+        values = {c.spelling: c.enum_value for c in children(enum) if c.kind == K.ENUM_CONSTANT_DECL}
+        wanted = _SCALAR_TYPES.get(elem.dtype if elem is not None else "")
+        if wanted not in values:
+            raise self.unsupported(f"the element type of `{buffer.name}` as an ATen ScalarType", e)
+        return sympy.Integer(values[wanted])
+
     def _dtype(self, e: ci.Cursor) -> CType | None:
         """The element type an options expression names (`torch::kFloat32`, `.dtype(torch::kHalf)`)."""
         for c in walk(e):
@@ -449,10 +475,14 @@ class HostReader:
         return None
 
     def tensor_method(self, e: ci.Cursor, buffer: Buffer) -> sympy.Expr:
-        """`x.size(i)`, `x.numel()`, `x.stride(i)` (contiguous), `x.dim()`."""
+        """`x.size(i)`, `x.numel()`, `x.stride(i)` (contiguous), `x.dim()`; `x.scalar_type()` (what
+        `AT_DISPATCH_*` switches on): the ScalarType of its element type, a tensor not typed yet
+        being the binding's dtype (the spec's, else float32), and typed so from here on."""
         name = e.spelling
         args = list(e.get_arguments())
         rank = len(buffer.shape)
+        if name in ("scalar_type", "dtype", "scalarType"):
+            return self.scalar_type(e, buffer)
         if name == "numel":
             return sympy.Mul(*buffer.shape)
         if name == "dim":
@@ -495,6 +525,9 @@ class HostReader:
         for s in stmts:
             if s.kind == K.RETURN_STMT:
                 value = [k for k in children(s) if k.kind.is_expression()]
+                if value and _strip(value[0]).kind == K.CALL_EXPR and (
+                        _lambda_called(_strip(value[0])) is not None or launched_kernel(_strip(value[0])) is not None):
+                    self.effect(value[0])  # `return __VA_ARGS__();` of AT_DISPATCH: the lambda runs
                 self.return_value = self.try_value(value[0]) if value else None
                 return False
             if s.kind == K.COMPOUND_STMT:
@@ -693,6 +726,14 @@ class HostReader:
             kernel = launched_kernel(c)
             if kernel is not None:
                 return self.launch(c, kernel)
+            lam = _lambda_called(c)
+            if lam is not None:  # `[&] { ... }()` (AT_DISPATCH_*'s body): its statements, in place
+                body = next((k for k in children(lam) if k.kind == K.COMPOUND_STMT), None)
+                if body is not None:
+                    saved = self.return_value
+                    self.stmts(children(body))  # its `return` ends the lambda, not the launcher
+                    self.return_value = saved
+                return None
             if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
                 return self.malloc(c)
             if c.spelling in ("cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync"):
@@ -1112,6 +1153,10 @@ class HostReader:
         if callee is not None and callee.kind == K.CXX_METHOD and _method_object(e) is not None and \
                 is_tensor(_method_object(e).type):
             return self.tensor_method(e, self.tensor(_method_object(e)))
+        holder = _method_object(e) if callee is not None and callee.spelling == "scalarType" else None
+        if holder is not None and _strip(holder).kind == K.CALL_EXPR and _method_object(_strip(holder)) is not None \
+                and is_tensor(_method_object(_strip(holder)).type):  # `x.type().scalarType()`
+            return self.scalar_type(e, self.tensor(_method_object(_strip(holder))))
         if callee is not None and callee.spelling in ("min", "max") and len(list(e.get_arguments())) == 2:
             return (sympy.Min if callee.spelling == "min" else sympy.Max)(*(self.expr(a) for a in e.get_arguments()))
         math = _HOST_MATH.get(callee.spelling) if callee is not None and callee.get_definition() is None else None

@@ -1,0 +1,5 @@
+import torch
+
+
+def relu(x):
+    return torch.relu(x)
