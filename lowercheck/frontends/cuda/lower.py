@@ -2350,7 +2350,8 @@ class KernelLowering:
             if isinstance(target, Obj) and isinstance(source, Obj):
                 self.copy_object(target, source, e)
                 return target, OBJECT
-        if callee.kind == K.CXX_METHOD and not callee.is_static_method() and callee.get_definition() is not None \
+        if callee.kind in (K.CXX_METHOD, K.CONVERSION_FUNCTION) and not callee.is_static_method() \
+                and callee.get_definition() is not None \
                 and callee.semantic_parent is not None and self.record_of(callee.semantic_parent.type) is not None:
             return self.inline(e, callee, _method_args(e), this=self.receiver(e))
         rt_vec = ct.from_clang(e.type)

@@ -770,3 +770,44 @@ def test_a_kernel_tests_a_null_argument_as_the_launch_passes_it(tmp_path: Path) 
     bias = np.arange(n, dtype=np.float32)
     out = _run(path, y=poison.fill(np.empty(n, np.float32)), x=x, bias=bias, n=n)["y"]
     np.testing.assert_allclose(out, x + bias + 1.0, rtol=1e-6)
+
+
+SHARED_MEMORY_STRUCT = """
+template <typename T>
+struct SharedMemory {                       // the CUDA samples' idiom, DeepSpeed's LAMB
+    __device__ inline operator T*() { extern __shared__ int unused[]; return (T*)unused; }
+};
+template <>
+struct SharedMemory<float> {
+    __device__ inline operator float*() { extern __shared__ float s_float[]; return s_float; }
+};
+
+template <typename T>
+__global__ void block_sum(const T* x, T* out, int n) {
+    T* s = SharedMemory<T>();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : T(0);
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+void launch(const float* x, float* out, int n) {
+    block_sum<float><<<(n + 127) / 128, 128, 128 * sizeof(float)>>>(x, out, n);
+}
+"""
+
+
+def test_a_shared_memory_struct_converts_to_the_dynamic_shared_array(tmp_path: Path) -> None:
+    """`T* s = SharedMemory<T>();`: the struct's `operator T*()` is inlined, so `s` is the kernel's
+    `extern __shared__` array (sized by the launch); run by the emulator against numpy."""
+    path = _write(tmp_path, SHARED_MEMORY_STRUCT)
+    assert _unmodelled(path) == []
+    n = 300
+    x = np.random.default_rng(12).standard_normal(n).astype(np.float32)
+    out = _run(path, x=x, out=poison.fill(np.empty(3, np.float32)), n=n)["out"]
+    expected = [x[k * 128:(k + 1) * 128].sum() for k in range(3)]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
