@@ -214,6 +214,14 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     dtypes = {name: arg.dtype for name, arg in (binding.args if binding else {}).items()
               if isinstance(arg, TensorArg) and arg.dtype}
     host = HostReader(fn, shown, given, binding.sizes if binding else None, fixed, dtypes).read()
+    reached = launches_reached(fn)
+    if not host.launches and reached and (binding is None or binding.sizes is None):
+        # Read symbolically, every launch is either made or undecided (then read at concrete sizes):
+        # none made means the reading went past them (a construct it does not follow).
+        raise Unsupported(f"`{fn.spelling}` launches kernels (at line {reached[0].location.line}) that lowercheck's "
+                          "reading of its host code never reaches", parse.location(fn, shown),
+                          hint="the launch is inside a construct the host reader skips; call it from a plain "
+                               "function, or report the construct")
     kernels: dict[str, Operation] = {}
     dynamic_shared: set[str] = set()  # kernels with `extern __shared__`: their last argument is its size
     constants: dict[str, list[tuple[str, CType, int]]] = {}  # per kernel, the `__constant__` it reads

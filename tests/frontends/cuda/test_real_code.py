@@ -811,3 +811,20 @@ def test_a_shared_memory_struct_converts_to_the_dynamic_shared_array(tmp_path: P
     out = _run(path, x=x, out=poison.fill(np.empty(3, np.float32)), n=n)["out"]
     expected = [x[k * 128:(k + 1) * 128].sum() for k in range(3)]
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+HIDDEN_LAUNCH = """
+__global__ void fill(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = 1.0f; }
+void launch(float* x, int n) {
+    auto go = [&] { fill<<<1, 32>>>(x, n); };   // a lambda kept in a variable, called later
+    go();
+}
+"""
+
+
+def test_a_launch_the_host_reader_never_reaches_is_inconclusive_not_an_empty_entry(tmp_path: Path) -> None:
+    """A launcher whose launches the host reader goes past (a lambda kept in a variable) is LC901
+    naming the launch's line, never an entry that launches nothing (which would check nothing)."""
+    path = _write(tmp_path, HIDDEN_LAUNCH)
+    with pytest.raises(Unsupported, match=r"launches kernels \(at line 4\) that lowercheck's reading"):
+        cuda.lower(str(path))
