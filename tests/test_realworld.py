@@ -112,9 +112,11 @@ def test_known_gap(kernel_files, shown: str, entry: str | None, gap: str) -> Non
 def test_classify_reads_each_kind_of_outcome() -> None:
     """The classification of the suite, on the shapes of output `lowercheck lower` gives."""
     unmodelled = 'access.unmodelled {buffer = "a", reason = "an index computed from a loaded value"} loc("k.cu":6:3)'
-    assert realworld.classify(0, "access.access ...", "") == ("clean", "", "")
+    assert realworld.classify(0, "access.kernel @k {\n access.access ...", "") == ("clean", "", "")
+    # an entry that launches nothing checks nothing: never clean
+    assert realworld.classify(0, "kernel.entry @f {\n}", "") == ("unmodelled", "the entry as lowered launches no kernel", "")
     partly = "note: partly proved: 1 access(es) take their index from loaded data (`access.indirect`) ...\n"
-    assert realworld.classify(0, 'access.indirect {buffer = "t"} ...', partly) == ("partly proved", "", "")
+    assert realworld.classify(0, 'access.kernel @k {\n access.indirect {buffer = "t"} ...', partly) == ("partly proved", "", "")
     assert realworld.classify(0, unmodelled, "") == ("unmodelled", "an index computed from a loaded value", "k.cu:6")
     assert realworld.classify(3, "", "k.cu:7:3: inconclusive[LC901]: `__shfl_xor_sync` is not supported\n") == (
         "LC901", "`__shfl_xor_sync` is not supported", "k.cu:7")

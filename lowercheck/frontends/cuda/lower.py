@@ -2885,7 +2885,25 @@ def _half_compare(op_of: B):
     return lower
 
 
+def _float_class(kind: str):
+    """`isnan(x)`, `isinf(x)`, `isfinite(x)` (C's macros, CUDA's device functions): comparisons,
+    NaN unordered with itself; an integer is never NaN nor infinite."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        v, t = lo.expr(args[0])
+        if not t.is_float:
+            return lo.constant(int(kind == "isfinite"), ct.BOOL, e), ct.BOOL
+        x = lo.scalar(v, args[0])
+        if kind == "isnan":
+            return lo.emit1(arith.CmpfOp(x, x, "uno"), e), ct.BOOL
+        magnitude = lo.emit1(mathd.AbsFOp(x), e)
+        infinity = lo.constant(float("inf"), t, e)
+        return lo.emit1(arith.CmpfOp(magnitude, infinity, "oeq" if kind == "isinf" else "olt"), e), ct.BOOL
+    return lower
+
+
 _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]], tuple[Value, CType]]] = {
+    **{name: _float_class(kind) for kind in ("isnan", "isinf", "isfinite")
+       for name in (kind, f"__{kind}f", f"__{kind}d", f"std::{kind}")},
     "__syncthreads": _barrier,
     "__syncwarp": _syncwarp,
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},

@@ -828,3 +828,20 @@ def test_a_launch_the_host_reader_never_reaches_is_inconclusive_not_an_empty_ent
     path = _write(tmp_path, HIDDEN_LAUNCH)
     with pytest.raises(Unsupported, match=r"launches kernels \(at line 4\) that lowercheck's reading"):
         cuda.lower(str(path))
+
+
+FLOAT_CLASSES = """
+#include <cmath>
+__global__ void classify(const float* x, int* cls, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) cls[i] = isnan(x[i]) ? 1 : isinf(x[i]) ? 2 : isfinite(x[i]) ? 3 : 0;
+}
+void launch(const float* x, int* cls, int n) { classify<<<(n + 63) / 64, 64>>>(x, cls, n); }
+"""
+
+
+def test_isnan_isinf_isfinite(tmp_path: Path) -> None:
+    path = _write(tmp_path, FLOAT_CLASSES)
+    x = np.array([0.0, -1.5, np.nan, np.inf, -np.inf, 3e38, -0.0, np.nan], np.float32)
+    out = _run(path, x=x, cls=poison.fill(np.empty(8, np.int32)), n=8)["cls"]
+    np.testing.assert_array_equal(out, [3, 3, 1, 2, 2, 3, 3, 1])
