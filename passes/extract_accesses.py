@@ -43,6 +43,7 @@ from xdsl.passes import ModulePass
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, split_view
+from lowercheck.dialects.tt import TensorDescType
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic values
@@ -796,7 +797,15 @@ def _block(op: Operation, st: State, block: tuple[int, ...],
     starts = [tile(st, v).expr for v in op.operands[-len(desc.shape):]]
     lanes = tuple(value_dims[d] if d < len(value_dims) and len(value_dims) == len(block) and value_dims[d] is not None
                   else st.fresh_lane(0, b) for d, b in enumerate(block))
-    coords = [start + lane for start, lane in zip(starts, lanes, strict=True)]
+    full = op.operands[0].type.block_type.get_shape() if isinstance(op.operands[0].type, TensorDescType) else block
+    if len(full) != len(starts) or (len(block) != len(full) and [b for b in full if b != 1] != [b for b in block if b != 1]):
+        raise NotModelled("a descriptor block whose shape is not the tile's")
+    if len(block) != len(full):  # the tile drops the block's unit dimensions (`[1, BM, BK]` as BM x BK)
+        kept = iter(lane for lane, b in zip(lanes, block, strict=True) if b != 1)
+        per_dim = [sympy.Integer(0) if b == 1 else next(kept) for b in full]
+    else:
+        per_dim = list(lanes)
+    coords = [start + lane for start, lane in zip(starts, per_dim, strict=True)]
     index = desc.base.offset.expr + sum((c * stride for c, stride in zip(coords, desc.strides, strict=True)),
                                         sympy.Integer(0))
     bounds = sympy.And(*[sympy.And(sympy.Ge(c, 0), sympy.Lt(c, extent)) for c, extent in zip(coords, desc.shape,
@@ -1316,6 +1325,23 @@ def kernel_functions(module: ModuleOp) -> dict[str, Operation]:
     return found
 
 
+def _host_descriptors(body: Block, st: State) -> None:
+    """A kernel argument `!tt.tensordesc` made by the wrapper (a host `TensorDescriptor`): Triton
+    passes it with its shape then its strides as the next arguments; together, a `Descriptor` of
+    the buffer the launch passes for it."""
+    args = list(body.args)
+    for i, arg in enumerate(args):
+        if not isinstance(arg.type, TensorDescType):
+            continue
+        rank = len(arg.type.block_type.get_shape())
+        base = st.values.get(arg)
+        dims = [st.values.get(a) for a in args[i + 1:i + 1 + 2 * rank]]
+        if not isinstance(base, Pointer) or len(dims) != 2 * rank or not all(isinstance(d, Tile) for d in dims):
+            st.values[arg] = Opaque("a tensor descriptor over an unknown buffer or shape")
+            continue
+        st.values[arg] = Descriptor(base, tuple(d.expr for d in dims[:rank]), tuple(d.expr for d in dims[rank:]))
+
+
 def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelOp:
     grid = [symbolic.parse(g) for g in launch.grid_exprs]
     block = [symbolic.parse(b) for b in launch.block_exprs] or [sympy.Integer(1)] * 3
@@ -1338,6 +1364,7 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
                 st.values[arg] = Tile(_as_condition(value) if _is_i1(arg) else value)
             except ValueError:
                 st.values[arg] = Opaque(f"argument `{text}`")
+    _host_descriptors(body, st)
     if not st.is_triton:
         # CUDA: the thread's position inside its block ranges over the block.
         for axis in range(3):

@@ -157,10 +157,12 @@ class _Builder:
         variant = ttc.specialize(fn, launch.bound, launch.options, self.captured.symbolic, launch.location)
         symbol, func_effects = self._compiled(fn, variant)
         args: list[str] = []
-        for index, pname in enumerate(variant.runtime_params):
+        index = 0  # the TTIR argument: a host TensorDescriptor is several (the tensor, its shape, its strides)
+        for pname in variant.runtime_params:
             value = launch.bound[pname]
-            if isinstance(value, torch.Tensor):
-                view = self._tensor(value)
+            descriptor = _host_descriptor(value)
+            if isinstance(value, torch.Tensor) or descriptor is not None:
+                view = self._tensor(value if descriptor is None else value.base)
                 name, _ = split_view(view)
                 self.launched.add(name)
                 if index in func_effects.read:
@@ -168,8 +170,13 @@ class _Builder:
                 if index in func_effects.written:
                     self.written.add(name)
                 args.append(view)
+                index += 1
+                if descriptor is not None:  # `desc.shape.k`, then `desc.stride.k`, as Triton passes them
+                    args += [self._scalar(v) for v in (*value.shape, *value.strides)]
+                    index += 2 * len(value.shape)
             else:
                 args.append(self._scalar(value))
+                index += 1
         grid = [g if isinstance(g, str) else self.captured.expr_of(g) for g in launch.grid]
         grid += ["1"] * (3 - len(grid))
         op = LaunchOp.create(properties={
@@ -241,6 +248,13 @@ class _Builder:
 
     def _shape(self, value) -> list[str]:
         return [self.captured.expr_of(s) for s in value.shape]
+
+
+def _host_descriptor(value):
+    """`value` if it is a host-side `TensorDescriptor` (Triton's TMA descriptor made by the wrapper,
+    `TensorDescriptor.from_tensor(x, block_shape=[...])`), else None."""
+    return value if type(value).__name__ == "TensorDescriptor" and hasattr(value, "base") \
+        and hasattr(value, "block_shape") else None
 
 
 def _root(tensor):

@@ -237,3 +237,20 @@ def copy(x):
     path.write_text(source)
     frontend.lower(str(path), None, Binding(args={"x": VEC}, sizes={"n": 1000}))
     assert marker.read_text() == "128 (1000,)"
+
+
+def test_host_tensor_descriptors_are_their_tensor_with_its_shape_and_strides() -> None:
+    """A `TensorDescriptor` the wrapper makes is passed as its tensor, then its shape and strides
+    (as Triton passes it); its block loads and stores are accesses of that tensor, guarded by the
+    shape (the hardware pads and drops the rest), a `[1, BM, BN]` block reshaped to a tile too."""
+    module = lower("host_descriptor.py", Binding(args={"x": TensorArg(("b", "m", "n"), "float32")},
+                                                 sizes={"b": 2, "m": 100, "n": 200}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    assert entry.launches[0].arg_exprs == ["x", "2", "100", "200", "20000", "200", "1",
+                                           "return0", "2", "100", "200", "20000", "200", "1"]
+    text = ir.print_ir(extract_accesses(module))
+    assert "access.unmodelled" not in text
+    read = next(line for line in text.splitlines() if 'buffer = "x", kind = "read"' in line)
+    # element (b, rows + i, cols + j) of x [2, 100, 200], inside its shape only (a padded block)
+    assert 'indices = ["6400*GRID0 + 64*GRID1 + 20000*GRID2 + 200*LANE3 + LANE4"]' in read
+    assert 'guard = ["(GRID2 < 2) & (32*GRID0 + LANE3 < 100) & (64*GRID1 + LANE4 < 200)"]' in read
