@@ -210,7 +210,9 @@ class _Bounds:
         bounds = self
 
         def call(self, *args, **kwargs):
-            bounds.launch_tensors = [a for a in (*args, *kwargs.values()) if hasattr(a, "data_ptr")]
+            given = [getattr(a, "base", a) if type(a).__name__ == "TensorDescriptor" else a  # a TMA descriptor: its tensor
+                     for a in (*args, *kwargs.values())]
+            bounds.launch_tensors = [a for a in given if hasattr(a, "data_ptr")]
             return saved_call(self, *args, **kwargs)
 
         def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
