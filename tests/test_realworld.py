@@ -47,6 +47,8 @@ CLEAN = [
     (f"{LIGER}/rms_norm.py", "rms_norm_forward"),  # a spec of ours: a mode string, None, float values
     (f"{PALLAS}/gpu/layer_norm.py", "layer_norm_forward"),  # a spec of ours; jax.vmap over pallas_call
     ("tests/realworld/liger_rope.py", "rope"),  # TTIR whose names Triton numbers (`%q_tile_1`)
+    # host TMA descriptors (the tensor, its shape, its strides), blocks set by the autotune config's pre_hook
+    (f"{LIGER}/mlp.py", "gemm_swiglu"),
     # `AlignedArray<uint8_t, 4>` loaded and stored through reinterpreted pointers, `operator[]` returning T&
     (f"{DEEPSPEED}/quantization/quantize_intX.cu", "launch_dequantize_int4_to_half_experimental"),
 ]
