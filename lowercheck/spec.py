@@ -46,7 +46,8 @@ class Construct:
     looked up in the entry's module when the entry is called (capture and runs alike)."""
 
     name: str
-    kwargs: tuple[tuple[str, bool | int | float | str], ...] = ()
+    kwargs: tuple[tuple[str, object], ...] = ()
+    tables: tuple[str, ...] = ()  # the kwargs given as tables: passed as dicts (`triton.Config({"BLOCK": 64})`)
 
     def make(self, namespace: dict):
         head, *rest = self.name.split(".")
@@ -56,8 +57,9 @@ class Construct:
         if not callable(target):
             raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define",
                             hint="name a class or function the entry's file defines or imports")
+        kwargs = {k: dict(v) if k in self.tables else v for k, v in self.kwargs}
         try:
-            return target(**dict(self.kwargs))
+            return target(**kwargs)
         except Exception as err:  # noqa: BLE001 - the user's class rejected the spec's kwargs
             raise UserError(f"the spec's `construct = \"{self.name}\"` raised {type(err).__name__}: {err}",
                             hint="check the construct's kwargs against its signature") from None
@@ -286,10 +288,14 @@ def _construct(name: str, entry: dict, where: SourceLocation) -> Construct:
             {"value", "none"} & set(entry):
         raise UserError(f"[args.{name}] construct names a class or function of the entry's module", where,
                         hint='construct = "BlockSizes" (with kwargs = { block_q = 64 }), or "BlockSizes.get_default"')
-    if not isinstance(kwargs, dict) or not all(isinstance(v, (bool, int, float, str)) for v in kwargs.values()):
-        raise UserError(f"[args.{name}] kwargs is a table of numbers, booleans and strings", where,
+    scalar = (bool, int, float, str)
+    if not isinstance(kwargs, dict) or not all(
+            isinstance(v, scalar) or (isinstance(v, dict) and all(isinstance(x, scalar) for x in v.values()))
+            for v in kwargs.values()):
+        raise UserError(f"[args.{name}] kwargs is a table of numbers, booleans, strings and tables of them", where,
                         hint="kwargs = { block_q = 64, block_k = 64 }")
-    return Construct(target, tuple(sorted(kwargs.items())))
+    frozen = tuple(sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in kwargs.items()))
+    return Construct(target, frozen, tuple(sorted(k for k, v in kwargs.items() if isinstance(v, dict))))
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:

@@ -49,6 +49,7 @@ CLEAN = [
     ("tests/realworld/liger_rope.py", "rope"),  # TTIR whose names Triton numbers (`%q_tile_1`)
     # host TMA descriptors (the tensor, its shape, its strides), blocks set by the autotune config's pre_hook
     (f"{LIGER}/mlp.py", "gemm_swiglu"),
+    (f"{LIGER}/mlp.py", "swiglu_backward_dGU"),  # a spec's `construct = "triton.Config"`, its kwargs a table
     # `AlignedArray<uint8_t, 4>` loaded and stored through reinterpreted pointers, `operator[]` returning T&
     (f"{DEEPSPEED}/quantization/quantize_intX.cu", "launch_dequantize_int4_to_half_experimental"),
 ]

@@ -94,3 +94,17 @@ def test_a_launch_grid_is_read_and_checked(tmp_path) -> None:
         with pytest.raises(UserError, match=re.escape(message)) as caught:
             spec_module.load(str(bad))
         assert caught.value.location is not None and caught.value.location.line >= 1
+
+
+def test_a_construct_takes_tables_as_dicts(tmp_path) -> None:
+    """`construct = "triton.Config"` with `kwargs = { kwargs = { BLOCK_M = 64 }, num_warps = 4 }`:
+    a table is passed as a dict (Triton's config takes its meta-parameters so)."""
+    from lowercheck import spec as spec_module
+
+    path = tmp_path / "c.toml"
+    path.write_text('[args.cfg]\nconstruct = "Config"\nkwargs = { kwargs = { BLOCK_M = 64 }, num_warps = 4 }\n')
+    made = spec_module.load(str(path)).args["cfg"].value.make({"Config": lambda kwargs, num_warps: (kwargs, num_warps)})
+    assert made == ({"BLOCK_M": 64}, 4)
+    path.write_text('[args.cfg]\nconstruct = "Config"\nkwargs = { kwargs = { inner = { deeper = 1 } } }\n')
+    with pytest.raises(UserError, match="tables of them"):
+        spec_module.load(str(path))
