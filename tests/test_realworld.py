@@ -147,3 +147,29 @@ def test_a_group_of_tests_is_sent_to_one_worker(request) -> None:
     if not hasattr(request.config, "workerinput") or not request.config.getvalue("loadgroup"):
         pytest.skip("not run by xdist with --dist loadgroup")
     assert request.node.nodeid.endswith("@realworld"), request.node.nodeid
+
+
+def test_a_kernel_file_whose_kernels_other_rows_launch_has_no_row_of_its_own() -> None:
+    """liger's `utils.py` defines `element_mul_kernel`, which the cross-entropy launchers launch:
+    its "no launcher" row goes; a kernel file whose kernels no row launches keeps it."""
+    def row(file: str, result: str = "", launches=(), defined=()) -> realworld.Row:
+        return realworld.Row(package="liger-kernel", language="triton", file=file, line=1, entry=None,
+                             launches=list(launches), template_library=False, wrapper=False, result=result,
+                             defined=list(defined))
+
+    listed = [[row("utils.py", "no launcher", defined=["element_mul_kernel"])],
+              [row("cross_entropy.py", launches=["liger_cross_entropy_kernel", "element_mul_kernel"])],
+              [row("orphan.py", "no launcher", defined=["lonely_kernel"])]]
+    kept = realworld._launched_elsewhere(listed)
+    assert [[r.file for r in rows] for rows in kept] == [[], ["cross_entropy.py"], ["orphan.py"]]
+
+
+def test_the_launcher_files_of_a_package_are_rows() -> None:
+    """Files that define no kernel but launch the package's kernels (`_jsd_kernel[(BT,)](...)` in
+    liger's Triton backend) are files of the suite; a helper with neither is not."""
+    import re
+
+    assert realworld._LAUNCH.search("    _jsd_kernel[(BT,)](\n")
+    assert not realworld._LAUNCH.search("x = table[key]\n")
+    liger = next(p for p in realworld.PACKAGES if p.name == "liger-kernel")
+    assert any(re.search("backends/_triton", pattern) for pattern in liger.launchers)
