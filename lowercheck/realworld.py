@@ -281,26 +281,22 @@ def kernel_files(packages: tuple[Package, ...] = PACKAGES, wrappers: bool = True
         for header in root.rglob("*"):
             if header.suffix in (".h", ".cuh", ".hpp") and header.is_file():
                 headers.setdefault(header.name, []).append(header)
-        paths = sorted({p for pattern in package.patterns for p in root.glob(pattern) if p.is_file()})
-        for path in paths:
+        # kernel files first (they define kernels), then files that only launch the package's kernels
+        kernels = sorted({p for pattern in package.patterns for p in root.glob(pattern) if p.is_file()})
+        launchers = sorted({p for pattern in package.launchers for p in root.glob(pattern) if p.is_file()})
+        for path, defines in [(p, True) for p in kernels] + [(p, False) for p in launchers]:
             relative = path.relative_to(root)
             if path.name == "__init__.py" or EDITED in path.name or any(relative.match(s) or str(relative).startswith(s.rstrip("*"))
                                                  for s in package.skip):
                 continue
             text = path.read_text(errors="replace")
             digest = hashlib.sha256(text.encode()).hexdigest()
-            library = "cutlass" in str(relative).lower() or _uses_template_library(path, headers)
-            if not (marker.search(text) or library) or digest in seen:
+            library = defines and ("cutlass" in str(relative).lower() or _uses_template_library(path, headers))
+            wanted = (marker.search(text) or library) if defines else _LAUNCH.search(text)
+            if not wanted or digest in seen:
                 continue
             seen.add(digest)
             files.append(KernelFile(package.name, package.language, path, library))
-        for path in sorted({p for pattern in package.launchers for p in root.glob(pattern) if p.is_file()}):
-            text = path.read_text(errors="replace")
-            digest = hashlib.sha256(text.encode()).hexdigest()
-            if path.name == "__init__.py" or EDITED in path.name or digest in seen or not _LAUNCH.search(text):
-                continue
-            seen.add(digest)
-            files.append(KernelFile(package.name, package.language, path, False))
     if wrappers and WRAPPERS.is_dir():
         from lowercheck.frontends import language_of
 

@@ -46,8 +46,8 @@ class Construct:
     looked up in the entry's module when the entry is called (capture and runs alike)."""
 
     name: str
+    # (keyword, value); a table's value is its (key, value) pairs, passed as a dict (`triton.Config({"BLOCK": 64})`)
     kwargs: tuple[tuple[str, object], ...] = ()
-    tables: tuple[str, ...] = ()  # the kwargs given as tables: passed as dicts (`triton.Config({"BLOCK": 64})`)
 
     def make(self, namespace: dict):
         head, *rest = self.name.split(".")
@@ -57,7 +57,7 @@ class Construct:
         if not callable(target):
             raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define",
                             hint="name a class or function the entry's file defines or imports")
-        kwargs = {k: dict(v) if k in self.tables else v for k, v in self.kwargs}
+        kwargs = {k: dict(v) if isinstance(v, tuple) else v for k, v in self.kwargs}
         try:
             return target(**kwargs)
         except Exception as err:  # noqa: BLE001 - the user's class rejected the spec's kwargs
@@ -295,7 +295,7 @@ def _construct(name: str, entry: dict, where: SourceLocation) -> Construct:
         raise UserError(f"[args.{name}] kwargs is a table of numbers, booleans, strings and tables of them", where,
                         hint="kwargs = { block_q = 64, block_k = 64 }")
     frozen = tuple(sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in kwargs.items()))
-    return Construct(target, frozen, tuple(sorted(k for k, v in kwargs.items() if isinstance(v, dict))))
+    return Construct(target, frozen)
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:

@@ -774,16 +774,17 @@ def _tt_load(op: Operation, st: State) -> None:
                                       st.access_dims.get(access_id, ()))
 
 
+def _descriptor(base: Value | None, dims: Sequence[Value | None]) -> Descriptor | Opaque:
+    """A tensor descriptor over `base` from its shape then as many strides (`dims`)."""
+    if not isinstance(base, Pointer) or not dims or len(dims) % 2 or not all(isinstance(d, Tile) for d in dims):
+        return Opaque("a tensor descriptor over an unknown buffer or shape")
+    half = len(dims) // 2
+    return Descriptor(base, tuple(d.expr for d in dims[:half]), tuple(d.expr for d in dims[half:]))
+
+
 @rule("tt.make_tensor_descriptor")
 def _make_descriptor(op: Operation, st: State) -> None:
-    base = st.get(op.operands[0])
-    dims = [st.get(v) for v in op.operands[1:]]
-    if not isinstance(base, Pointer) or not all(isinstance(d, Tile) for d in dims):
-        st.values[op.results[0]] = Opaque("a tensor descriptor over an unknown pointer or shape")
-        return
-    half = len(dims) // 2
-    st.values[op.results[0]] = Descriptor(base, tuple(d.expr for d in dims[:half]),
-                                          tuple(d.expr for d in dims[half:]))
+    st.values[op.results[0]] = _descriptor(st.get(op.operands[0]), [st.get(v) for v in op.operands[1:]])
 
 
 def _block(op: Operation, st: State, block: tuple[int, ...],
@@ -1331,15 +1332,10 @@ def _host_descriptors(body: Block, st: State) -> None:
     the buffer the launch passes for it."""
     args = list(body.args)
     for i, arg in enumerate(args):
-        if not isinstance(arg.type, TensorDescType):
-            continue
-        rank = len(arg.type.block_type.get_shape())
-        base = st.values.get(arg)
-        dims = [st.values.get(a) for a in args[i + 1:i + 1 + 2 * rank]]
-        if not isinstance(base, Pointer) or len(dims) != 2 * rank or not all(isinstance(d, Tile) for d in dims):
-            st.values[arg] = Opaque("a tensor descriptor over an unknown buffer or shape")
-            continue
-        st.values[arg] = Descriptor(base, tuple(d.expr for d in dims[:rank]), tuple(d.expr for d in dims[rank:]))
+        if isinstance(arg.type, TensorDescType):
+            rank = len(arg.type.block_type.get_shape())
+            dims = [st.values.get(a) for a in args[i + 1:i + 1 + 2 * rank]]
+            st.values[arg] = _descriptor(st.values.get(arg), dims if len(dims) == 2 * rank else [])
 
 
 def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelOp:

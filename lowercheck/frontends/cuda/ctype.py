@@ -170,12 +170,42 @@ def record_layout(t: ci.Type) -> RecordLayout | None:
     return RecordLayout(elem, record.get_size() * 8 // elem.width, offsets)
 
 
-def is_plain_struct(t: ci.Type) -> bool:
-    """A struct passed by value as a bundle of values (DeepSpeed's `BatchWrapperCPP`: pointers and
-    sizes): not one of CUDA's vector types, not a struct of bit-fields, not a cooperative group or
-    `dim3` (the caller checks those)."""
+def by_value(t: ci.Type) -> ci.Type:
+    """The canonical type a reference refers to; any other type's canonical type."""
+    canon = t.get_canonical()
+    if canon.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE):
+        return canon.get_pointee().get_canonical()
+    return canon
+
+
+def struct_of_members(t: ci.Type) -> bool:
+    """A struct with members and no value of its own here: not one of CUDA's vector types, not a
+    struct of bit-fields (a member struct of a bundle is flattened into it, `struct_leaves`)."""
     canon = t.get_canonical()
     return canon.kind == TK.RECORD and from_clang(canon) is None and bool(list(canon.get_fields()))
+
+
+# Structs of libraries (containers, tensors, options, groups) are not bundles of kernel values.
+_LIBRARY_NAMESPACES = frozenset({"std", "at", "c10", "torch", "thrust", "cub", "cutlass", "cute", "cooperative_groups"})
+_NOT_BUNDLES = frozenset({"dim3", "cudaDeviceProp"})
+
+
+def is_bundle(t: ci.Type) -> bool:
+    """A struct of pointers and values passed whole, by value (or, by a launcher, by const
+    reference): DeepSpeed's `BatchWrapperCPP`, a `std::pair` seed. Kernel and launcher alike pass
+    it as its members (`struct_leaves`)."""
+    inner = by_value(t)
+    if not struct_of_members(inner):
+        return False
+    decl = inner.get_declaration()
+    namespaces, parent = set(), decl.semantic_parent
+    while parent is not None and parent.kind != ci.CursorKind.TRANSLATION_UNIT:
+        if parent.kind == ci.CursorKind.NAMESPACE:
+            namespaces.add(parent.spelling)
+        parent = parent.semantic_parent
+    if namespaces & _LIBRARY_NAMESPACES:
+        return decl.spelling == "pair"
+    return decl.spelling not in _NOT_BUNDLES
 
 
 def struct_leaves(t: ci.Type, name: str) -> list[tuple[str, tuple[str, ...], CType | None]]:
@@ -189,12 +219,12 @@ def struct_leaves(t: ci.Type, name: str) -> list[tuple[str, tuple[str, ...], CTy
         for f in record.get_canonical().get_fields():
             ft = f.type.get_canonical()
             here = (*path, f.spelling)
-            if from_clang(ft) is None and ft.kind == TK.RECORD and list(ft.get_fields()):
+            if struct_of_members(ft):
                 walk(ft, here)
                 continue
             found.append(("_".join((name, *here)), here, from_clang(ft) if not f.is_bitfield() else None))
 
-    walk(t, ())
+    walk(by_value(t), ())
     return found
 
 

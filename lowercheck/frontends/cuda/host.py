@@ -217,32 +217,6 @@ def _lambda_called(call: ci.Cursor) -> ci.Cursor | None:
     return callee if callee is not None and callee.kind == K.LAMBDA_EXPR else None
 
 
-def _by_value(t: ci.Type) -> ci.Type:
-    canon = t.get_canonical()
-    if canon.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
-        return canon.get_pointee().get_canonical()
-    return canon
-
-
-def _is_bundle(t: ci.Type) -> bool:
-    """A struct of pointers and values passed whole (by value or const reference): `ctype.struct_leaves`."""
-    inner = _by_value(t)
-    if not ct.is_plain_struct(inner) or _is_dim3(inner) or is_tensor(inner) or is_stream(inner):
-        return False
-    decl = inner.get_declaration()
-    namespaces, parent = set(), decl.semantic_parent
-    while parent is not None and parent.kind != K.TRANSLATION_UNIT:
-        if parent.kind == K.NAMESPACE:
-            namespaces.add(parent.spelling)
-        parent = parent.semantic_parent
-    if namespaces & _LIBRARY_NAMESPACES:
-        return decl.spelling == "pair"  # containers, tensors and options are not bundles of values
-    return decl.spelling not in ("cudaDeviceProp",)
-
-
-_LIBRARY_NAMESPACES = frozenset({"std", "at", "c10", "torch", "thrust", "cub", "cutlass", "cute"})
-
-
 def _is_dim3(t: ci.Type) -> bool:
     return t.get_canonical().get_declaration().spelling == "dim3"
 
@@ -315,9 +289,9 @@ class HostReader:
                 self.tensor_params.append(buffer)
                 params.append((p.spelling, buffer.ctype, p))
                 continue
-            if _is_bundle(p.type):  # a struct of pointers and sizes: one entry parameter per member
+            if ct.is_bundle(p.type):  # a struct of pointers and sizes: one entry parameter per member
                 bundle = Bundle({})
-                for leaf, path, t in ct.struct_leaves(_by_value(p.type), p.spelling):
+                for leaf, path, t in ct.struct_leaves(p.type, p.spelling):
                     if t is None:
                         continue
                     params.append((leaf, t, p))
@@ -481,7 +455,7 @@ class HostReader:
         name = e.spelling
         args = list(e.get_arguments())
         rank = len(buffer.shape)
-        if name in ("scalar_type", "dtype", "scalarType"):
+        if name in ("scalar_type", "dtype"):
             return self.scalar_type(e, buffer)
         if name == "numel":
             return sympy.Mul(*buffer.shape)
@@ -705,7 +679,7 @@ class HostReader:
         if _is_dim3(var.type):
             self.values[decl_key(var)] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
             return
-        if _is_bundle(var.type) and init:
+        if ct.is_bundle(var.type) and init:
             self.values[decl_key(var)] = self._local_bundle(var, init[-1])
             return
         t = ct.from_clang(var.type)
@@ -825,7 +799,7 @@ class HostReader:
                 bound[decl_key(p)] = NULL if self._null(a) else self.buffer(a)
             elif _is_dim3(p.type):
                 bound[decl_key(p)] = self.dim3(a)
-            elif _is_bundle(p.type):
+            elif ct.is_bundle(p.type):
                 bound[decl_key(p)] = self._bundle(a)
             else:
                 bound[decl_key(p)] = self.try_expr(a)
@@ -906,7 +880,7 @@ class HostReader:
         except Unsupported:
             pass
         bundle = Bundle({})
-        for leaf, path, t in ct.struct_leaves(_by_value(var.type), var.spelling):
+        for leaf, path, t in ct.struct_leaves(var.type, var.spelling):
             if t is None or t.kind == "ptr":
                 continue  # a pointer from elsewhere is no buffer here: a kernel reading it is not lowered
             if any(name == leaf for name, _, _ in self.result.params):
@@ -948,9 +922,9 @@ class HostReader:
         args: list[str] = []
         nulls: set[str] = set()
         for i, a in enumerate(call.get_arguments()):
-            if i < len(params) and _is_bundle(params[i].type):  # a struct by value: each member it bundles
+            if i < len(params) and ct.is_bundle(params[i].type):  # a struct by value: each member it bundles
                 bundle = self._bundle(a)
-                for _, path, t in ct.struct_leaves(_by_value(params[i].type), params[i].spelling):
+                for _, path, t in ct.struct_leaves(params[i].type, params[i].spelling):
                     if t is not None:
                         value = bundle.values.get(path)
                         if value is None:

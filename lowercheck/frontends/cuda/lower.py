@@ -424,8 +424,7 @@ class KernelLowering:
         # one argument per parameter; a struct by value: one per value it bundles (`ctype.struct_leaves`)
         flat: list[tuple[ci.Cursor, str, tuple[str, ...], CType]] = []
         for p in params:
-            if ct.is_plain_struct(p.type) and self.record_of(p.type) is not None \
-                    and p.type.get_canonical().kind == ci.TypeKind.RECORD:
+            if ct.is_bundle(p.type):  # the launcher passes it the same way (`HostReader.launch`)
                 flat += [(p, leaf, path, t) for leaf, path, t in ct.struct_leaves(p.type, p.spelling) if t is not None]
                 continue
             t = self.ctype(p.type, p)
@@ -612,11 +611,10 @@ class KernelLowering:
         for f in record.get_fields():
             here = (*path, f.spelling)
             ft = f.type.get_canonical()
-            if ct.from_clang(ft) is None and ft.kind == ci.TypeKind.RECORD and list(ft.get_fields()):
+            if ct.struct_of_members(ft):  # nested as `ctype.struct_leaves` flattens it
                 fields[f.spelling] = self._received(ft, here, values, p)
             else:
-                leaf_type = ct.from_clang(ft)
-                fields[f.spelling] = Fixed(values.get(here), leaf_type or ct.VOID)
+                fields[f.spelling] = Fixed(values.get(here), ct.from_clang(ft) or ct.VOID)
         return Obj(fields, record.spelling, {f.spelling: f for f in record.get_fields()})
 
     def field_place(self, e: ci.Cursor) -> Ptr | Obj | Fixed | None:
@@ -2100,10 +2098,7 @@ class KernelLowering:
         return place
 
     def read(self, place: object | Ptr, e: ci.Cursor) -> tuple[Value, CType]:
-        if isinstance(place, Choice):
-            assert place.ctype.elem is not None
-            return self.load(place, e), place.ctype.elem
-        if isinstance(place, Ptr):
+        if isinstance(place, (Ptr, Choice)):
             assert place.ctype.elem is not None
             return self.load(place, e), place.ctype.elem
         if isinstance(place, tuple) and place and place[0] == "lane":
@@ -2114,12 +2109,9 @@ class KernelLowering:
 
     def write(self, place: object | Ptr, v: Value, t: CType, e: ci.Cursor) -> tuple[Value, CType]:
         """Store `v` converted to the target's type; returns the value stored (C's result)."""
-        if isinstance(place, Choice):
-            elem = place.ctype.elem
-            assert elem is not None
-            stored = v if isinstance(v, Packed) or elem.kind == "vec" else self.scalar(self.convert(v, t, elem, e), e)
-            self.store(place, stored if elem.kind != "vec" or isinstance(v, Packed) else self.vec(v, elem, e), e)
-            return stored, elem
+        if isinstance(place, Choice):  # each branch stores as through its own pointer; the if yields what it stored
+            assert place.ctype.elem is not None
+            return self.chosen(place, lambda q: self.write(q, v, t, e)[0], e), place.ctype.elem
         if isinstance(place, Ptr):
             assert place.ctype.elem is not None
             if isinstance(v, Packed) or (self.punned(place) and place.ctype.elem.kind == "vec"):
@@ -2150,8 +2142,9 @@ class KernelLowering:
         if op in (B.LAnd, B.LOr):
             return self._logical(e, op, lhs, rhs)
         pointer = next((b for a, b in ((lhs, rhs), (rhs, lhs))
-                        if is_null_pointer(a) and b.type.get_canonical().kind == ci.TypeKind.POINTER), None)
-        if op in (B.EQ, B.NE) and pointer is not None:
+                        if is_null_pointer(a) and b.type.get_canonical().kind == ci.TypeKind.POINTER), None) \
+            if op in (B.EQ, B.NE) else None
+        if pointer is not None:
             # a buffer against nullptr (an optional bias): null only where the launch passes
             # nullptr (the kernel is lowered for that launch: `Launch.nulls`), else a buffer
             try:

@@ -1206,14 +1206,11 @@ class Semaphore:
     data; the DMAs and waits on it only order copies, which the access IR takes as done at start."""
 
 
-_SEMAPHORES = ("dma_sem", "sem", "semaphore", "barrier_sem")
-
-
 def _scratch(b: KernelBuilder, aval, where: SourceLocation | None) -> View | Semaphore:
     """A scratch buffer (`scratch_shapes`, `pltpu.VMEM(...)`): one per program, like a CUDA
     `__shared__` array, so a `memref.alloca` in address space 3; a semaphore, a `Semaphore`."""
     dtype = str(getattr(aval, "dtype", ""))
-    if dtype in _SEMAPHORES or "sem" in dtype:
+    if "sem" in dtype:  # `dma_sem`, `sem`, `barrier_sem`: jax's semaphore dtypes
         return Semaphore()
     if dtype not in _ELEMENTS:
         raise Unsupported(f"a scratch buffer of `{dtype}`", where)

@@ -205,37 +205,13 @@ def test_a_launch_on_a_view_with_an_offset_is_a_view_of_the_tensor() -> None:
     assert len(writes) == 2 and "indices = [\"128*GRID0 + LANE3 + 500\"]" in writes[1]
 
 
-def test_an_autotune_configs_pre_hook_runs_before_its_launch(tmp_path: Path) -> None:
+def test_an_autotune_configs_pre_hook_runs_before_its_launch(tmp_path: Path, monkeypatch) -> None:
     """Triton's autotuner runs a config's `pre_hook(nargs)` before launching with it (liger's MLP sets
     its tensor descriptors' block shapes there): the capture runs it too, with the launch's
     arguments and the config's values."""
     marker = tmp_path / "hooked.txt"
-    source = f'''
-import torch
-import triton
-import triton.language as tl
-
-
-def _hook(nargs):
-    with open({str(marker)!r}, "w") as out:
-        out.write(f"{{nargs['BLOCK']}} {{tuple(nargs['x_ptr'].shape)}}")
-
-
-@triton.autotune(configs=[triton.Config({{"BLOCK": 128}}, pre_hook=_hook)], key=["n"])
-@triton.jit
-def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
-
-
-def copy(x):
-    out = torch.empty_like(x)
-    copy_kernel[lambda meta: (triton.cdiv(x.shape[0], meta["BLOCK"]),)](x, out, x.shape[0])
-    return out
-'''
-    path = tmp_path / "hooked.py"
-    path.write_text(source)
-    frontend.lower(str(path), None, Binding(args={"x": VEC}, sizes={"n": 1000}))
+    monkeypatch.setenv("PRE_HOOK_RECORD", str(marker))
+    lower("autotune_pre_hook.py", Binding(args={"x": VEC}, sizes={"n": 1000}))
     assert marker.read_text() == "128 (1000,)"
 
 
