@@ -237,7 +237,8 @@ def _lower(args) -> int:
     """Print the kernel IR or the access IR; exit 3 when the access IR holds an access lowercheck
     could not model (what `diff` reports as LC901), with either --emit."""
     from lowercheck import ir
-    from lowercheck.dialects.access import AccessOp, IndirectOp, UnmodelledOp
+    from lowercheck.compare.accesses import left_to_runs
+    from lowercheck.dialects.access import UnmodelledOp
     from lowercheck.errors import UserCodeStopped, UserError
     from lowercheck.lowering import extract_accesses, lower_file, relations_text
 
@@ -255,12 +256,11 @@ def _lower(args) -> int:
         spec = _spec(args)
         sys.stdout.write(relations_text(accesses, spec.sweep()[0] if spec.sizes else None))
     unmodelled = [op for op in accesses.walk() if isinstance(op, UnmodelledOp)]
-    partly = [op for op in accesses.walk() if isinstance(op, IndirectOp)
-              or (isinstance(op, AccessOp) and op.data_condition is not None)]
+    partly = [op for op in accesses.walk() if left_to_runs(op)]
     if partly and not unmodelled:
         print(f"note: partly proved: {len(partly)} access(es) take their index from loaded data "
-              "(`access.indirect`) or happen under a condition on it (`data_condition`): the runs bounds-check "
-              "them; every other access is fully checked", file=sys.stderr)
+              "(`access.indirect`) or write only under a condition on it (`data_condition`): the runs "
+              "bounds-check them; every other access is fully checked", file=sys.stderr)
     if not unmodelled:
         return 0
     print(f"inconclusive[LC901]: {len(unmodelled)} access(es) not modelled (`access.unmodelled` in "

@@ -1244,7 +1244,8 @@ MAX_UNROLL = 64  # trips of a while loop with a constant trip sequence that are 
 def _scf_while(op: Operation, st: State) -> None:
     """A while loop whose condition is the same constant for every work item on every trip (`for
     (stride = 128; stride > 32; stride >>= 1)`) is unrolled: each trip's accesses are recorded with
-    that trip's constants. Any other while loop cannot be enumerated: its accesses are unmodelled."""
+    that trip's constants. Any other while loop cannot be enumerated: where the runs check bounds
+    (CUDA, Triton), see `_while_unenumerated`; elsewhere its accesses are unmodelled."""
     before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
     carried = [st.get(o) for o in op.operands]
     emitted = len(st.out)
@@ -1265,6 +1266,9 @@ def _scf_while(op: Operation, st: State) -> None:
             st.values[arg] = value
         carried = _run_block(after, st) or []
     del st.out[emitted:]  # a partial unrolling would claim too much: forget it
+    if st.runs_check_bounds:
+        _while_unenumerated(op, st, [st.get(o) for o in op.operands])
+        return
     for region in op.regions:
         for inner in region.walk():
             if inner.name in ("memref.load", "memref.store", "memref.atomic_rmw", "simt.atomic_cas",
@@ -1276,6 +1280,34 @@ def _scf_while(op: Operation, st: State) -> None:
                 st.out[-1].location = inner.location
     for r in op.results:
         st.values[r] = Opaque("while-loop result")
+
+
+def _while_unenumerated(op: Operation, st: State, inits: list[Value]) -> None:
+    """A while loop whose trips cannot be enumerated (`while (product > limit)` of a Poisson draw):
+    its carried values are opaque, computed from what their initial values and the loop read, so an
+    access indexed by one is `access.indirect` when those are loaded data (bounds-checked by the
+    runs) and `access.unmodelled` otherwise; an access whose index the loop does not change keeps it,
+    under a `data_condition` (it happens on some trips, or on none)."""
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    where = op.location
+    line = f" at line {where.line.data}" if type(where).__name__ == "FileLineColLoc" else ""
+    saved = st.data_conditions
+    st.data_conditions = saved + (f"a while loop whose trips lowercheck does not enumerate{line}",)
+    why = "a value a while loop carries"
+    seen = sources_of(*inits)
+    for arg in before.args:
+        st.values[arg] = Opaque(why, seen)
+    _run_block(before, st)
+    condition = before.last_op
+    forwarded = [st.get(o) for o in condition.operands[1:]]
+    seen = seen | sources_of(st.get(condition.operands[0]), *forwarded)
+    for arg in after.args:
+        st.values[arg] = Opaque(why, seen)
+    yielded = _run_block(after, st) or []
+    st.data_conditions = saved
+    seen = seen | sources_of(*yielded)
+    for r in op.results:
+        st.values[r] = Opaque("while-loop result", seen)
 
 
 @rule("scf.yield", "tt.return", "func.return", "tt.reduce.return", "scf.condition", "tt.assert",

@@ -52,6 +52,19 @@ CLEAN = [
     (f"{LIGER}/mlp.py", "swiglu_backward_dGU"),  # a spec's `construct = "triton.Config"`, its kwargs a table
     # `AlignedArray<uint8_t, 4>` loaded and stored through reinterpreted pointers, `operator[]` returning T&
     (f"{DEEPSPEED}/quantization/quantize_intX.cu", "launch_dequantize_int4_to_half_experimental"),
+    # ternaries on loaded values that choose a load from a local array (`x > max ? x : max`): the
+    # thread's own cells, under conditions on data, leave nothing to the runs
+    (f"{DEEPSPEED}/transformer/inference/csrc/softmax.cu", "launch_attn_softmax_v2"),
+    (f"{DEEPSPEED}/quantization/quantize.cu", "launch_quant"),  # `PackedInt4{hi, lo}`: a struct of bit-fields
+    # cuRAND's Philox draws (`curand_init(seed, idx, offset, &state)`, `curand_uniform4(&state)`), a
+    # float4's lanes through `float* p = &(rand.x)`
+    (f"{DEEPSPEED}/transformer/dropout_kernels.cu", "launch_dropout"),
+    # `(uint8_t*)&scale` and `&q_buf` as a `void*`: locals viewed as bytes; `if (total_warps != 1)` of
+    # a template's value: the dead branch, calling an undefined `store_shared<2>`, never lowered
+    (f"{DEEPSPEED}/fp_quantizer/fp_quantize_impl.cu", "launch_dequantization"),
+    # stochastic rounding's Poisson draws: a while loop on drawn values (`_while_unenumerated`) that
+    # touches only the generator's state
+    (f"{DEEPSPEED}/fp_quantizer/fp_quantize_impl.cu", "launch_quantization"),
 ]
 
 # Lowered with accesses modelled in part: indices or conditions from loaded data (`access.indirect`,
@@ -60,9 +73,6 @@ PARTLY = [
     # an early `return` on a loaded label (`y == ignore_index`), and `X[y]` indexed by it
     ("tests/realworld/liger_cross_entropy.py", "cross_entropy"),
     (f"{DEEPSPEED}/random_ltd/gather_scatter.cu", "launch_gather_tokens"),  # rows gathered by loaded indices
-    # ternaries on loaded values that choose a load (`x > max ? x : max` with `x` from a local array)
-    (f"{DEEPSPEED}/transformer/inference/csrc/softmax.cu", "launch_attn_softmax_v2"),
-    (f"{DEEPSPEED}/quantization/quantize.cu", "launch_quant"),  # `PackedInt4{hi, lo}`: a struct of bit-fields
     # a struct of pointers and sizes passed by value (`BatchWrapperCPP`), arrays of descriptors read through it
     ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/embed/embed_cuda.cu", "launch_ragged_embed_kernel"),
 ]
@@ -113,12 +123,11 @@ def test_known_gap(kernel_files, shown: str, entry: str | None, gap: str) -> Non
 def test_an_instance_the_build_leaves_out_is_rejected_over_several_rounds(kernel_files) -> None:
     """fp_quantizer's bf16 instance (not built without BF16_AVAILABLE) fails inside a header's
     template only once an earlier failing probe is gone: the probes are rejected over several rounds,
-    so the launcher reaches its kernel (LC901 there: a byte view of a local float) instead of clang's
-    `no matching function for call to 'to'`."""
+    so the launcher reaches its kernels and lowers them, instead of clang's `no matching function for
+    call to 'to'`. (Its quantised values are gathered by loaded indices: partly proved.)"""
     result, construct, where = _lower(kernel_files, f"{DEEPSPEED}/fp_quantizer/fp_quantize_impl.cu",
                                       "launch_selective_dequantization")
-    assert result == "LC901" and "no matching function" not in construct, (result, construct, where)
-    assert where.endswith("fp_quantizer/fp_quantize_impl.cu:430")  # in the kernel, not a header
+    assert result == "partly proved", (result, construct, where)
 
 
 def test_classify_reads_each_kind_of_outcome() -> None:

@@ -71,6 +71,16 @@ class Access:
         return self.op.data_condition.data if self.op.data_condition is not None else None
 
 
+def left_to_runs(op: object) -> bool:
+    """An access the static checks leave to the runs ("partly proved"): its index comes from loaded
+    data, or it writes global memory only where loaded data says so. A thread's own cells (a local
+    object's fields, read and updated under conditions on its values) are not: they are always there."""
+    if isinstance(op, IndirectOp):
+        return True
+    return isinstance(op, AccessOp) and op.data_condition is not None and op.kind.data != "read" \
+        and op.space.data == "global"
+
+
 @dataclass(frozen=True)
 class Unmodelled:
     buffer: str
@@ -126,7 +136,7 @@ class Relations:
         for i in self.indirect:
             found.setdefault((i.buffer, i.kind), PartlyProved(i.buffer, i.kind, "index", i.location))
         for a in self.accesses:
-            if a.data_condition and a.kind != "read" and a.space == "global":
+            if left_to_runs(a.op):
                 found.setdefault((a.buffer, a.kind), PartlyProved(a.buffer, a.kind, "condition", a.location,
                                                                   a.data_condition))
         return list(found.values())

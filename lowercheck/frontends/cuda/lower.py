@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import itertools
 import math
-
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import clang.cindex as ci
@@ -292,6 +291,7 @@ class KernelLowering:
         # Locals and parameters whose address is taken (`_warp(warp, &val)`): they live in a
         # one-element local buffer (a cell, as shared scalars do), so that pointers to them work.
         self.addressed: set[tuple[int, int]] = set()
+        self.as_bytes: set[tuple[int, int]] = set()  # addressed locals whose cells are bytes
 
     # -------------------------------------------------------- helpers
     def where(self, cursor: ci.Cursor):
@@ -367,6 +367,9 @@ class KernelLowering:
         if isinstance(v, Undef) and t.kind == "vec":
             assert t.elem is not None
             return Vec(tuple(self.constant(0, t.elem, cursor) for _ in range(t.lanes)), t)
+        if isinstance(v, Packed) and t.kind == "vec" and v.elem.width * len(v.lanes) == t.width:
+            assert t.elem is not None  # a float4 read from bytes: its lanes, from their bits
+            return Vec(tuple(self.repack(v.lanes, t.elem.ir, cursor)), t)
         raise self.unsupported(f"`{_text(cursor)}` as a vector", cursor)
 
     # -------------------------------------------------------- conversions
@@ -420,6 +423,7 @@ class KernelLowering:
 
     def _lower_kernel(self, fn: ci.Cursor, name: str | None) -> func.FuncOp:
         self.addressed |= _addressed_locals(fn)
+        self.as_bytes |= _reinterpreted_locals(fn)
         params = [c for c in children(fn) if c.kind == K.PARM_DECL]
         # one argument per parameter; a struct by value: one per value it bundles (`ctype.struct_leaves`)
         flat: list[tuple[ci.Cursor, str, tuple[str, ...], CType]] = []
@@ -501,6 +505,9 @@ class KernelLowering:
                 continue
             if referred is None:
                 v, t = self.expr(a)
+                if isinstance(v, Obj):  # `St* s` given `&state`: the caller's object itself
+                    bound.append((p, v, OBJECT))
+                    continue
                 pt = self.ctype(p.type, p)
                 bound.append((p, self.convert(v, t, pt, a), pt))
                 continue
@@ -524,6 +531,7 @@ class KernelLowering:
         frame = Frame(definition, ret, f"return:{definition.spelling}:{len(self.frames)}", this=this)
         outer_keys = set(self.env)
         self.addressed |= _addressed_locals(definition)
+        self.as_bytes |= _reinterpreted_locals(definition)
         for p, v, pt in bound:
             if isinstance(v, (Group, Obj)):
                 self.env[decl_key(p)] = v
@@ -624,9 +632,12 @@ class KernelLowering:
         if kids and kids[0].type.get_canonical().kind == ci.TypeKind.POINTER \
                 and _strip(kids[0]).kind != K.CXX_THIS_EXPR and self.record_of(kids[0].type.get_canonical().get_pointee()) is not None:
             p, _ = self.expr(kids[0])  # `rows->count`: the member of the struct `rows` points to
-            if not isinstance(p, Ptr):
+            if isinstance(p, Obj):  # `state->ctr` of `curand_init(..., &state)`: a local object
+                obj: Obj | None = p
+            elif not isinstance(p, Ptr):
                 raise self.unsupported(f"the member access `{_text(e)}`", e)
-            obj: Obj | None = self.in_memory(p, kids[0].type.get_canonical().get_pointee(), e)
+            else:
+                obj = self.in_memory(p, kids[0].type.get_canonical().get_pointee(), e)
         else:
             obj = self._object_of(_strip(kids[0])) if kids else self.frames[-1].this
         if obj is None:
@@ -996,7 +1007,14 @@ class KernelLowering:
 
     def _new_cell(self, var: ci.Cursor, value: Value | None, t: CType, e: ci.Cursor) -> None:
         """A local whose address is taken: a one-element local buffer holding `value`."""
-        cell = self.allocate(var, shared=False, scalar=True, scalar_type=t)
+        if decl_key(var) in self.as_bytes and t.width % 8 == 0:  # viewed as other types: bytes
+            op = memref.AllocaOp.get(IntegerType(8), shape=[t.width // 8], memory_space=NoneAttr())
+            op.location = self._loc(var)
+            op.memref.name_hint = var.spelling or None
+            self.prelude.append(op)
+            cell = Ptr(op.memref, None, CType("ptr", 64, False, t))
+        else:
+            cell = self.allocate(var, shared=False, scalar=True, scalar_type=t)
         self.cells[decl_key(var)] = cell
         self.env.pop(decl_key(var), None)
         if value is not None and not isinstance(value, Undef):
@@ -1076,9 +1094,13 @@ class KernelLowering:
         kids = children(s)
         if len(kids) not in (2, 3) or not kids[0].kind.is_expression():
             raise self.unsupported("an `if` with an initializer or a condition variable", s)
-        cond = self.to_bool(*self.expr(kids[0]), kids[0])
         then_stmts = [kids[1]] + (rest or [])
         else_stmts = ([kids[2]] if len(kids) == 3 else []) + (rest or [])
+        known = evaluate(kids[0])
+        if isinstance(known, int):  # `if (total_warps != 1)` of a template's value: as the compiler
+            self.seq(then_stmts if known else else_stmts)  # does, the dead branch is never lowered
+            return
+        cond = self.to_bool(*self.expr(kids[0]), kids[0])
         self._if_value(cond, then_stmts, else_stmts, s)
 
     def _if_value(self, cond: SSAValue, then_stmts: list[ci.Cursor], else_stmts: list[ci.Cursor],
@@ -1557,6 +1579,11 @@ class KernelLowering:
             raise self.unsupported(f"the expression `{_text(e)}`", e)
         if self.record_of(e.type) is not None:  # an object as itself (a copy is made where one is bound)
             return self.expr(kids[0])
+        if _is_pointer(e.type) and self.record_of(e.type.get_canonical().get_pointee()) is not None:
+            v, src = self.expr(kids[0])
+            if isinstance(v, Obj):  # a pointer to a local object, read: the object
+                return v, src
+            return self.convert(v, src, self.ctype(e.type, e), e), self.ctype(e.type, e)
         t = self.ctype(e.type, e)
         if kids[0].kind == K.DECL_REF_EXPR and kids[0].referenced is None and evaluate(e) is not None:
             return self._literal(e)  # a template's value parameter, substituted
@@ -1729,6 +1756,9 @@ class KernelLowering:
     def _cell(self, target: ci.Cursor) -> Ptr | None:
         """The shared cell a variable reference names, or the cell of an object's field, if it names one."""
         c = _strip_parens(target)
+        vector = _vector_lane_base(c)
+        if vector is not None and decl_key(vector) in self.cells:  # `&v.y` of a vector in memory
+            return self.lane(self.cells[decl_key(vector)], _LANES[c.spelling], c)
         if c.kind == K.MEMBER_REF_EXPR and c.referenced is not None and c.referenced.kind == K.FIELD_DECL:
             place = self.field_place(c)
             if isinstance(place, Ptr):
@@ -1942,11 +1972,30 @@ class KernelLowering:
         count = self.elements_per(p, e)
         lanes = tuple(self.emit1(memref.LoadOp.get(p.base, self.indices(self._element(p, k, e), e)), e)
                       for k in range(count))
-        if count == 1 and elem.kind != "vec":  # `*(int*)&f`: the same bits as another type
-            return self.emit1(arith.BitcastOp(lanes[0], elem.ir), e)
-        if elem.kind == "int":  # a 32-bit register of two halves: element k is bits 16k .. 16k+15
-            return self._combined(lanes, elem, e)
+        if elem.kind != "vec":  # `*(int*)&f`, a 32-bit register of two halves, a float of 4 bytes
+            return self.repack(lanes, elem.ir, e)[0]
         return Packed(lanes, _ctype_of(_base_elem(p)), elem)
+
+    def repack(self, lanes: Sequence[SSAValue], to: Attribute, e: ci.Cursor) -> list[SSAValue]:
+        """The same little-endian bits as values of type `to`: lanes combined (bytes into a float) or
+        split (a float into bytes), when one width divides the other."""
+        width, target = _ir_bits(lanes[0].type), _ir_bits(to)
+        if width is None or target is None or (target % width and width % target):
+            raise self.unsupported(f"reading `{lanes[0].type}` elements as `{to}`", e)
+        if width == target:
+            return [v if v.type == to else self.emit1(arith.BitcastOp(v, to), e) for v in lanes]
+        if target > width:  # combine each group of lanes
+            per = target // width
+            out = []
+            for k in range(0, len(lanes), per):
+                whole = self._combined(tuple(lanes[k:k + per]), CType("int", target, False), e)
+                out.append(whole if isinstance(to, IntegerType) else self.emit1(arith.BitcastOp(whole, to), e))
+            return out
+        out = []
+        for v in lanes:  # split each lane
+            bits = v if isinstance(v.type, IntegerType) else self.emit1(arith.BitcastOp(v, IntegerType(width)), e)
+            out.extend(self._pieces(bits, to, width // target, e))
+        return out
 
     def _combined(self, lanes: tuple[SSAValue, ...], elem: CType, e: ci.Cursor) -> SSAValue:
         """The integer whose little-endian pieces are `lanes` (each bitcast to an integer first)."""
@@ -1980,6 +2029,8 @@ class KernelLowering:
         if self.punned(p):
             return self._store_punned(p, v, e)
         if p.ctype.elem.kind == "vec":
+            if isinstance(v, Packed):  # a float4 read from bytes, stored lane by lane
+                v = self.vec(v, p.ctype.elem, e)
             for k, lane in enumerate(v.lanes):
                 self.store(self.lane(p, k, e), lane, e)
             return
@@ -1990,14 +2041,15 @@ class KernelLowering:
         element; a scalar as wide as one element, bitcast; a zero (`data[0].x = 0`), zeros."""
         count = self.elements_per(p, e)
         base = _base_elem(p)
+        bits = count * (_ir_bits(base) or 0)
         if isinstance(v, Packed) and v.elem.ir == base and len(v.lanes) == count:
             lanes = list(v.lanes)
-        elif isinstance(v, SSAValue) and count == 1 and _ir_bits(v.type) == _ir_bits(base):
-            lanes = [self.emit1(arith.BitcastOp(v, base), e) if v.type != base else v]
+        elif isinstance(v, Packed) and v.elem.width * len(v.lanes) == bits:
+            lanes = self.repack(v.lanes, base, e)  # bytes copied over halves, halves over bytes
         elif isinstance(v, SSAValue) and _is_zero(v):
             lanes = [self.constant(0, _ctype_of(base), e)] * count
-        elif isinstance(v, SSAValue) and isinstance(v.type, IntegerType) and _ir_bits(v.type) == count * _ir_bits(base):
-            lanes = self._pieces(v, base, count, e)  # a register of two halves, split
+        elif isinstance(v, SSAValue) and _ir_bits(v.type) == bits:
+            lanes = self.repack([v], base, e)  # a register of two halves, a float as bytes
         elif isinstance(v, Vec) and v.ctype.width == count * (_ir_bits(base) or 0):
             # a pair of halves stored over a float (`((half2*)&f4)[i] = h2`): its bits, element by element
             whole = self._combined(v.lanes, CType("int", v.ctype.width, False), e)
@@ -2223,8 +2275,12 @@ class KernelLowering:
 
     def _conditional(self, e: ci.Cursor) -> tuple[Value, CType]:
         cond, yes, no = children(e)
-        c = self.to_bool(*self.expr(cond), cond)
         t = self.ctype(e.type, e)
+        known = evaluate(cond)
+        if isinstance(known, int):  # `stochastic ? draw() : half` of a template flag: the taken arm only
+            taken = yes if known else no
+            return self.convert(*self.expr(taken), t, taken), t
+        c = self.to_bool(*self.expr(cond), cond)
         if t.kind == "ptr" and _pure(yes, self.shown) and _pure(no, self.shown):
             a, at = self.expr(yes)  # `cnt == 0 ? out : k_cache`: a pointer chosen by the condition
             b, bt = self.expr(no)
@@ -2285,8 +2341,17 @@ class KernelLowering:
             stored = self.write(place, new, nt, e)
             return stored if kind.startswith("pre") else (old, t)
         if kind == "&":
-            return self._subscript_ptr(_strip_parens(operand)), self.ctype(e.type, e)
+            target = _strip_parens(operand)
+            if self.record_of(target.type) is not None:
+                obj = self._object_of(_strip(target))
+                if obj is not None:  # `&state` of a local object: the object itself, updated in place
+                    return obj, OBJECT
+            return self._subscript_ptr(target), self.ctype(e.type, e)
         if kind == "*":
+            if self.record_of(e.type) is not None:
+                pointed, _ = self.expr(operand)
+                if isinstance(pointed, Obj):  # `*state` of a pointer to a local object
+                    return pointed, OBJECT
             p = self._subscript_ptr(e)
             if self.record_of(e.type) is not None:  # `*rows`: the struct it points to, in memory
                 return self.in_memory(p, e.type, e), OBJECT
@@ -2499,6 +2564,33 @@ def _ctype_of(t: Attribute) -> CType:
     return CType("bfloat", 16) if str(t) == "bf16" else CType("float", _ir_bits(t) or 32)
 
 
+_CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.UNEXPOSED_EXPR)
+
+
+def _reinterpreted_locals(fn: ci.Cursor) -> set[tuple[int, int]]:
+    """The locals of `fn` whose address is cast to a pointer to another type (`(uint8_t*)&scale`,
+    `&q_buf` passed as a `void*`): they live in memory as bytes, so that any view of them works."""
+    found = set()
+    for c in walk(fn):
+        if c.kind not in _CASTS or c.type.get_canonical().kind != ci.TypeKind.POINTER:
+            continue
+        kids = [k for k in children(c) if k.kind.is_expression()]
+        if len(kids) != 1:
+            continue
+        inner = _strip(kids[-1])
+        tokens = list(inner.get_tokens()) if inner.kind == K.UNARY_OPERATOR and children(inner) else []
+        if not tokens or tokens[0].spelling != "&":
+            continue
+        target = _strip(children(inner)[0])
+        if target.kind != K.DECL_REF_EXPR or target.referenced is None:
+            continue
+        pointee = c.type.get_canonical().get_pointee().get_canonical()
+        own = target.referenced.type.get_canonical()
+        if pointee.spelling.replace("const ", "") != own.spelling.replace("const ", ""):
+            found.add(decl_key(target.referenced))
+    return found
+
+
 def _addressed_locals(fn: ci.Cursor) -> set[tuple[int, int]]:
     """The local variables and parameters of `fn` whose address `&x` is taken."""
     found = set()
@@ -2506,11 +2598,30 @@ def _addressed_locals(fn: ci.Cursor) -> set[tuple[int, int]]:
         if c.kind == K.UNARY_OPERATOR and children(c):
             tokens = list(c.get_tokens())
             target = _strip(children(c)[0])
+            lane_of = _vector_lane_base(target)
+            if tokens and tokens[0].spelling == "&" and lane_of is not None:
+                found.add(decl_key(lane_of))  # `float* p = &v.x;` of a float4 v: v in memory
+                continue
             if tokens and tokens[0].spelling == "&" and target.kind == K.DECL_REF_EXPR and target.referenced \
                     is not None and target.referenced.kind in (K.VAR_DECL, K.PARM_DECL) \
                     and not _is_array(target.referenced.type.get_canonical()) and not _is_shared(target.referenced):
                 found.add(decl_key(target.referenced))
     return found
+
+
+def _vector_lane_base(e: ci.Cursor) -> ci.Cursor | None:
+    """The local vector variable `v` of `v.x` (a CUDA vector type's lane), if `e` is one."""
+    if e.kind != K.MEMBER_REF_EXPR or e.spelling not in _LANES or not children(e):
+        return None
+    base = _strip(children(e)[0])
+    if base.kind != K.DECL_REF_EXPR or base.referenced is None or base.referenced.kind not in (K.VAR_DECL, K.PARM_DECL):
+        return None
+    found = ct.from_clang(base.referenced.type)
+    return base.referenced if found is not None and found.kind == "vec" else None
+
+
+def _is_pointer(t: ci.Type) -> bool:
+    return t.get_canonical().kind == ci.TypeKind.POINTER
 
 
 def _is_zero(v: SSAValue) -> bool:
@@ -2838,6 +2949,20 @@ _PAIR_LANEWISE.update({
         ("rint", mathd.RoundEvenOp)) for prefix in ("h2",)})
 _PAIR_LANEWISE["__habs2"] = lambda lo, v, t, e: lo.emit1(mathd.AbsFOp(v[0]), e)
 _PAIR_LANEWISE["h2rcp"] = lambda lo, v, t, e: lo.arith(B.Div, lo.constant(1.0, t, e), t, v[0], t, t, e)[0]
+
+
+def _half_math(lane: Callable[..., SSAValue]):
+    """A scalar half's math (`__habs(h)`, `hexp(h)`): the pair intrinsic's lane function on one lane."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        rt = lo.ctype(e.type, e)
+        return lane(lo, [_arg(lo, args[0], rt)], rt, e), rt
+
+    return lower
+
+
+# `hexp(h)` is the lane of `h2exp(h2)`, `__habs(h)` of `__habs2(h2)`
+_HALF_MATH = {("__habs" if name == "__habs2" else "h" + name[2:]): _half_math(lane)
+              for name, lane in _PAIR_LANEWISE.items() if name == "__habs2" or name.startswith("h2")}
 # C++'s operators on two pairs (cuda_fp16.hpp): lane by lane, as the intrinsics they stand for
 _PAIR_OPERATORS = {"operator+": "__hadd2", "operator-": "__hsub2", "operator*": "__hmul2", "operator/": "__h2div",
                    "operator+=": "__hadd2", "operator-=": "__hsub2", "operator*=": "__hmul2",
@@ -2919,6 +3044,7 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     "__hadd": _half_binary(B.Add), "__hsub": _half_binary(B.Sub), "__hmul": _half_binary(B.Mul),
     "__hdiv": _half_binary(B.Div), "__hfma": _half_fma, "__hneg": _half_neg,
     "__hmax": _half_minmax(arith.MaximumfOp), "__hmin": _half_minmax(arith.MinimumfOp),
+    **_HALF_MATH,
     "__heq": _half_compare(B.EQ), "__hne": _half_compare(B.NE), "__hlt": _half_compare(B.LT),
     "__hle": _half_compare(B.LE), "__hgt": _half_compare(B.GT), "__hge": _half_compare(B.GE),
 }

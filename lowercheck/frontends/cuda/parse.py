@@ -43,7 +43,7 @@ _EMPTY_HEADERS = (
     "assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "string.h", "cstring",
     "cuda_fp16.h", "cuda_bf16.h", "vector_types.h", "cooperative_groups.h", "cuda_fp16.hpp",
     "cooperative_groups/reduce.h", "torch/extension.h", "ATen/ATen.h", "c10/cuda/CUDAStream.h",
-    "ATen/cuda/CUDAContext.h", "vector", "algorithm", "cmath.h", "curand.h", "curand_kernel.h", "string",
+    "ATen/cuda/CUDAContext.h", "vector", "algorithm", "cmath.h", "curand.h", "string",
     "array", "optional", "c10/util/Optional.h",
 )
 
@@ -556,6 +556,9 @@ def member_name(cursor: ci.Cursor) -> str:
     return tokens[-1].spelling if tokens else ""
 
 
+_ASSIGNING_OPERATOR = re.compile(r"operator(=|\+=|-=|\*=|/=|%=|&=|\|=|\^=|<<=|>>=|\+\+|--)")
+
+
 def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
     """The local variable or parameter that `cursor` assigns (`v = e`, `v += e`, `++v`), if any."""
     K = ci.CursorKind
@@ -564,6 +567,8 @@ def assigned_decl(cursor: ci.Cursor, shown: str) -> ci.Cursor | None:
         target = children(cursor)[0]
     elif cursor.kind == K.UNARY_OPERATOR and unary_operator(cursor, shown) in INCREMENTS:
         target = children(cursor)[0]
+    elif cursor.kind == K.CALL_EXPR and _ASSIGNING_OPERATOR.fullmatch(cursor.spelling) and children(cursor):
+        target = children(cursor)[0]  # `v = make_uint2(...)` of a vector or struct: its `operator=`
     else:
         return None
     while (target.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(children(target)) == 1) or \

@@ -3,7 +3,8 @@
  * Real CUDA headers do not parse with the bundled clang, so this declares what kernels and host
  * launchers use: qualifiers, dim3, the launch hook, math functions and a few runtime calls. Headers a
  * file includes (<cuda_runtime.h>, <math.h>, <cstdio>, ...) are empty in-memory files: everything
- * lives here. Declarations only: lowercheck lowers calls by name (see lower.py), never their bodies.
+ * lives here. Declarations only: lowercheck lowers calls by name (see lower.py), never their bodies;
+ * the headers modelled with bodies (cuRAND's Philox generator) are in include/.
  */
 #pragma once
 
@@ -179,8 +180,8 @@ __HD__ float __double2float_rn(double);
   __device__ bool __heq(T, T); __device__ bool __hne(T, T); __device__ bool __hlt(T, T); \
   __device__ bool __hle(T, T); __device__ bool __hgt(T, T); __device__ bool __hge(T, T);
 __LC_HALF_OPS(__half) __LC_HALF_OPS(__nv_bfloat16)
-/* Half-precision math (`hrsqrt`, `hexp`, `__habs`, ...): declared so that kernels parse; lower.py lowers
- * none of them yet, so a kernel that calls one is LC901 at that call, never a guess. */
+/* Half-precision math (`hrsqrt`, `hexp`, `__habs`, ...): lower.py computes each in float32 and rounds
+ * back, as CUDA does; one it does not lower (`hexp10`) is LC901 at its call. */
 #define __LC_HALF_MATH(T) \
   __device__ T __habs(T); __device__ T hsqrt(T); __device__ T hrsqrt(T); __device__ T hrcp(T); \
   __device__ T hexp(T); __device__ T hexp2(T); __device__ T hexp10(T); __device__ T hlog(T); \
@@ -250,26 +251,11 @@ __HD__ float2 make_float2(float, float);
 __HD__ float4 make_float4(float, float, float, float);
 __HD__ int2 make_int2(int, int);
 __HD__ int4 make_int4(int, int, int, int);
+__HD__ uint2 make_uint2(unsigned int, unsigned int);
+__HD__ uint4 make_uint4(unsigned int, unsigned int, unsigned int, unsigned int);
 
-/* cuRAND (<curand_kernel.h>, <curand.h>): the device generators' states and draws, and the host
- * generator's handle. Declared so that kernels and launchers parse; lower.py lowers none of them, so
- * a kernel that draws random numbers is LC901 at its first cuRAND call. */
-struct curandStatePhilox4_32_10 { uint4 ctr, output; uint2 key; unsigned int STATE; int boxmuller_flag; };
-typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
-struct curandStateXORWOW { unsigned int d, v[5]; int boxmuller_flag; };
-typedef struct curandStateXORWOW curandStateXORWOW_t;
-typedef struct curandStateXORWOW curandState_t;
-typedef struct curandStateXORWOW curandState;
-#define __LC_CURAND(S) \
-  __device__ void curand_init(unsigned long long seed, unsigned long long subsequence, \
-                              unsigned long long offset, S *state); \
-  __device__ unsigned int curand(S *state); __device__ float curand_uniform(S *state); \
-  __device__ double curand_uniform_double(S *state); __device__ float curand_normal(S *state); \
-  __device__ float2 curand_normal2(S *state); __device__ unsigned int curand_poisson(S *state, double lambda);
-__LC_CURAND(curandStatePhilox4_32_10_t) __LC_CURAND(curandStateXORWOW_t)
-__device__ uint4 curand4(curandStatePhilox4_32_10_t *state);
-__device__ float4 curand_uniform4(curandStatePhilox4_32_10_t *state);
-__device__ float4 curand_normal4(curandStatePhilox4_32_10_t *state);
+/* cuRAND's host API (<curand.h>): the generator's handle, so that launchers that seed one parse.
+ * The device API is modelled, with bodies, in include/curand_kernel.h. */
 typedef struct curandGenerator_st *curandGenerator_t;
 typedef enum curandStatus { CURAND_STATUS_SUCCESS = 0 } curandStatus_t;
 typedef enum curandRngType {

@@ -177,3 +177,35 @@ def test_shared_memory_moves_through_cvta_addresses(tmp_path: Path) -> None:
     result = run_emulator(str(path), module, {"x": x, "out": out, "n": n})
     assert result.error is None and not result.oob, (result.error, result.oob)
     assert np.array_equal(result.outputs["out"], x.reshape(-1, 128)[:, ::-1].ravel())
+
+
+VECTORS_IN_LOOPS = """
+__device__ inline uint2 swap_bump(uint2 v) { return make_uint2(v.y + 1u, v.x); }
+__device__ inline uint2 rounds(uint2 c, uint2 k) {
+  for (int r = 0; r < 3; ++r) { c = swap_bump(c); k.x += 1u; }
+  return make_uint2(c.x + k.x, c.y);
+}
+__global__ void k(unsigned int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  uint2 v = make_uint2(i, 0u);
+  for (int r = 0; r < 3; ++r) { v = swap_bump(v); }
+  v = swap_bump(v);
+  uint2 w = rounds(make_uint2(i, 0u), make_uint2(0u, 0u));
+  if (i < n) { out[4 * i] = v.x; out[4 * i + 1] = v.y; out[4 * i + 2] = w.x; out[4 * i + 3] = w.y; }
+}
+void launch(unsigned int* out, int n) { k<<<(n + 31) / 32, 32>>>(out, n); }
+"""
+
+
+def test_a_vector_assigned_whole_in_a_loop_is_carried(tmp_path: Path) -> None:
+    """`v = f(v)` of a CUDA vector is clang's `operator=` call, not an assignment operator: the loop
+    still carries `v` (a vector parameter of an inlined helper too), so each trip sees the last."""
+    path = tmp_path / "k.cu"
+    path.write_text(VECTORS_IN_LOOPS)
+    n = 40
+    result = run_emulator(str(path), cuda.lower(str(path), "launch"), {"out": poison.fill(np.empty(4 * n, np.uint32)), "n": n})
+    assert result.error is None, result.error
+    i = np.arange(n, dtype=np.uint32)
+    # (i, 0) -> (1, i) -> (i + 1, 1) -> (2, i + 1), then once more outside the loop -> (i + 2, 2)
+    expected = np.stack([i + 2, np.full(n, 2), np.full(n, 5), i + 1], 1).astype(np.uint32)
+    np.testing.assert_array_equal(result.outputs["out"].reshape(n, 4), expected)

@@ -845,3 +845,47 @@ def test_isnan_isinf_isfinite(tmp_path: Path) -> None:
     x = np.array([0.0, -1.5, np.nan, np.inf, -np.inf, 3e38, -0.0, np.nan], np.float32)
     out = _run(path, x=x, cls=poison.fill(np.empty(8, np.int32)), n=8)["cls"]
     np.testing.assert_array_equal(out, [3, 3, 1, 2, 2, 3, 3, 1])
+
+
+BYTES = """
+#include <cstdint>
+__device__ void load4(void* dst, const void* src) {        // DeepSpeed's mem_access::load_global<4>
+    reinterpret_cast<int32_t*>(dst)[0] = reinterpret_cast<const int32_t*>(src)[0];
+}
+__device__ void store8(void* dst, const void* src) {       // ... and store_global<8>
+    reinterpret_cast<uint2*>(dst)[0] = reinterpret_cast<const uint2*>(src)[0];
+}
+__global__ void k(uint8_t* packed, float* scales, const uint8_t* in, int n) {
+    extern __shared__ char smem[];
+    float* staged = reinterpret_cast<float*>(smem);       // dynamic shared memory as floats
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float scale;
+    uint8_t* scale_bytes = reinterpret_cast<uint8_t*>(&scale);
+    load4(scale_bytes, in + 4 * i);                        // a float filled byte by byte
+    staged[threadIdx.x] = scale * 2.0f;
+    __syncthreads();
+    scales[i] = staged[threadIdx.x ^ 1];
+    uint64_t q = 0;
+    for (int j = 0; j < 8; j++) q |= ((uint64_t)(j + i)) << (8 * j);
+    reinterpret_cast<uint8_t*>(&q)[1] = 77;                // one byte of a 64-bit register
+    store8(packed + 8 * i, &q);
+}
+void launch(uint8_t* packed, float* scales, const uint8_t* in, int n) {
+    k<<<n / 32, 32, 32 * sizeof(float)>>>(packed, scales, in, n);
+}
+"""
+
+
+def test_locals_and_shared_memory_viewed_as_bytes(tmp_path: Path) -> None:
+    """A local whose address is cast to another type (`(uint8_t*)&scale`, `&q` passed as a `void*`)
+    lives in memory as bytes, so that any view of it reads and writes its bits; `extern __shared__
+    char smem[]` read and written as floats. Emulator against numpy."""
+    path = _write(tmp_path, BYTES)
+    n = 64
+    f = (np.arange(n, dtype=np.float32) - 20.25) * 1.5
+    out = _run(path, packed=poison.fill(np.empty(8 * n, np.uint8)), scales=poison.fill(np.empty(n, np.float32)),
+               **{"in": f.view(np.uint8)}, n=n)
+    np.testing.assert_array_equal(out["scales"], (f * 2)[np.arange(n) ^ 1])
+    expected = (np.arange(n)[:, None] + np.arange(8)[None, :]).astype(np.uint8)
+    expected[:, 1] = 77
+    np.testing.assert_array_equal(out["packed"].reshape(n, 8), expected)
