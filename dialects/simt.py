@@ -31,7 +31,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 SHUFFLE_MODES = ("idx", "up", "down", "xor")
-VOTE_MODES = ("ballot", "any", "all")
+VOTE_MODES = ("ballot", "any", "all", "active")  # active: `__activemask()`
 
 
 @irdl_op_definition
@@ -56,7 +56,8 @@ class ShuffleOp(IRDLOperation):
 
 @irdl_op_definition
 class VoteOp(IRDLOperation):
-    """`__ballot_sync` (i32 of the lanes' predicates), `__any_sync`/`__all_sync` (i1)."""
+    """`__ballot_sync` (i32 of the lanes' predicates), `__any_sync`/`__all_sync` (i1), `__activemask()` (mode
+    "active": i32 of the lanes that run it; its mask is not read)."""
 
     name = "simt.vote"
     mode = prop_def(StringAttr)
@@ -70,8 +71,8 @@ class VoteOp(IRDLOperation):
         if self.mode.data not in VOTE_MODES:
             raise VerifyException(f"simt.vote: mode must be one of {VOTE_MODES}")
         width = self.result.type.width.data
-        if width != (32 if self.mode.data == "ballot" else 1):
-            raise VerifyException("simt.vote: ballot gives i32, any/all give i1")
+        if width != (32 if self.mode.data in ("ballot", "active") else 1):
+            raise VerifyException("simt.vote: ballot and active give i32, any/all give i1")
 
 
 @irdl_op_definition

@@ -65,6 +65,8 @@ CLEAN = [
     # stochastic rounding's Poisson draws: a while loop on drawn values (`_while_unenumerated`) that
     # touches only the generator's state
     (f"{DEEPSPEED}/fp_quantizer/fp_quantize_impl.cu", "launch_quantization"),
+    # the last warp's shuffle reduction over `cg::coalesced_threads()`
+    (f"{DEEPSPEED}/lamb/fused_lamb_cuda_kernel.cu", "fused_lamb_cuda"),
 ]
 
 # Lowered with accesses modelled in part: indices or conditions from loaded data (`access.indirect`,
@@ -75,6 +77,12 @@ PARTLY = [
     (f"{DEEPSPEED}/random_ltd/gather_scatter.cu", "launch_gather_tokens"),  # rows gathered by loaded indices
     # a struct of pointers and sizes passed by value (`BatchWrapperCPP`), arrays of descriptors read through it
     ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/embed/embed_cuda.cu", "launch_ragged_embed_kernel"),
+    # `IdxReduceResult res; (int64_t*)&res`: a struct viewed as an integer, reduced through shared
+    # memory by `st.shared.v2.u32` (one 64-bit access of two registers)
+    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/top_k_gating/top_k_gating_cuda.cu", "launch_top_k_gating"),
+    # `const T* moe_output_bases[N_TOP_K]`: a local array of pointers into one buffer
+    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/moe_gather/moe_gather_cuda.cu", "launch_moe_gather"),
+    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/moe_scatter/moe_scatter_cuda.cu", "launch_moe_scatter"),
 ]
 
 # (file, entry or None for the whole file, what stops it today)

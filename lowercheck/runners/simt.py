@@ -1479,6 +1479,8 @@ def _shuffle(chunk: _Chunk, op: ShuffleOp, mask: Mask) -> Sequence[Any]:
 @_rule(VoteOp)
 def _vote(chunk: _Chunk, op: VoteOp, mask: Mask) -> Sequence[Any]:
     mode = op.mode.data
+    if mode == "active":  # `__activemask()`: the warp's lanes that run it, no mask to check
+        return (_warp_bits(chunk, _active(chunk, mask)).astype(np.uint32).view(np.int32),)
     active, members, _ = _warp_check(chunk, op, mask, op.mask, f"__{mode}_sync")
     voters = active & (((members >> chunk.lane_id.astype(np.uint64)) & np.uint64(1)) != 0)
     predicate = chunk.lanes(np.asarray(chunk.get(op.predicate))).astype(np.bool_)

@@ -96,6 +96,26 @@ class Choice:
         return self.yes if isinstance(self.yes, Ptr) else self.yes.leaf
 
 
+@dataclass(eq=False)
+class PointerTable:
+    """A local array of pointers (`const T* bases[TOP_K]`, one row per chosen expert): the pointers'
+    offsets in a local array of i64 (`offsets`), all into one buffer (`base`, set by the first
+    store). Reading an entry is a pointer into that buffer at the offset read back."""
+
+    offsets: SSAValue  # memref<N x i64>
+    pointer: CType  # the entries' type
+    base: SSAValue | None = None
+    lead: tuple[SSAValue, ...] = ()
+
+
+@dataclass(frozen=True)
+class PointerSlot:
+    """Entry `index` of a PointerTable, as a place to read or assign."""
+
+    table: PointerTable
+    index: SSAValue
+
+
 @dataclass(frozen=True)
 class Undef:
     """A variable declared without a value (read before written is undefined behaviour in C)."""
@@ -105,9 +125,11 @@ class Undef:
 
 @dataclass(frozen=True)
 class Group:
-    """A cooperative_groups group: the thread block (size None) or a `thread_block_tile<size>`."""
+    """A cooperative_groups group: the thread block (size None), a `thread_block_tile<size>`, or
+    the active lanes of a warp (`coalesced_threads()`: coalesced, at most 32)."""
 
     size: int | None
+    coalesced: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +169,7 @@ class Obj:
     fields: dict[str, Ptr | Obj | Fixed]
     record: str  # the type's name, for messages
     decls: dict[str, ci.Cursor] = field(default_factory=dict)  # each field's declaration (its default value)
+    memory: Ptr | None = None  # an object in memory as bytes (`(int64_t*)&res`): its first byte
 
 
 @dataclass(frozen=True)
@@ -161,7 +184,7 @@ class Fixed:
 
 OBJECT = CType("struct")  # the CType an Obj travels with (never an IR type)
 
-Value = SSAValue | Ptr | Choice | Undef | Group | Vec | Packed | Address | Obj
+Value = SSAValue | Ptr | Choice | Undef | Group | Vec | Packed | Address | Obj | PointerTable
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -578,10 +601,13 @@ class KernelLowering:
             return None
         return canon
 
-    def new_object(self, t: ci.Type, cursor: ci.Cursor) -> Obj:
-        """Cells for each field of a `t` object (allocated with the kernel's other locals)."""
+    def new_object(self, t: ci.Type, cursor: ci.Cursor, as_bytes: bool = False) -> Obj:
+        """Cells for each field of a `t` object (allocated with the kernel's other locals); `as_bytes`:
+        one buffer of its bytes, each field a view of its own at its offset (clang's layout)."""
         record = self.record_of(t)
         assert record is not None
+        if as_bytes:
+            return self._object_in_bytes(record, cursor)
         fields: dict[str, Ptr | Obj] = {}
         decls = {f.spelling: f for f in record.get_fields()}
         for f in record.get_fields():
@@ -610,6 +636,26 @@ class KernelLowering:
             self.prelude.append(op)
             fields[f.spelling] = Ptr(op.memref, None, CType("ptr", 64, False, elem))
         return Obj(fields, record.spelling, decls)
+
+    def _object_in_bytes(self, record: ci.Type, cursor: ci.Cursor) -> Obj:
+        """An object whose address is reinterpreted (`IdxReduceResult res; (int64_t*)&res`): its
+        bytes, each scalar or vector field a view of them at clang's offset."""
+        size = record.get_size()
+        op = memref.AllocaOp.get(IntegerType(8), shape=[size], memory_space=NoneAttr())
+        op.location = self._loc(cursor)
+        op.memref.name_hint = cursor.spelling or None
+        self.prelude.append(op)
+        memory = Ptr(op.memref, None, CType("ptr", 64, False, ct.CType("int", 8, False)))
+        fields: dict[str, Ptr | Obj | Fixed] = {}
+        for f in record.get_fields():
+            ft = ct.from_clang(f.type)
+            if ft is None or ft.kind == "ptr" or f.is_bitfield():
+                raise self.unsupported(f"the member `{f.spelling}` of `{record.spelling}` in an object viewed "
+                                       "as another type", cursor)
+            offset = record.get_offset(f.spelling) // 8
+            fields[f.spelling] = Ptr(op.memref, self.index_const(offset, cursor) if offset else None,
+                                     CType("ptr", 64, False, ft))
+        return Obj(fields, record.spelling, {f.spelling: f for f in record.get_fields()}, memory)
 
     def _received(self, t: ci.Type, path: tuple[str, ...], values: dict[tuple[str, ...], Value],
                   p: ci.Cursor) -> Obj:
@@ -722,7 +768,7 @@ class KernelLowering:
         if init:
             c = _strip(init[-1])
             if c.kind == K.INIT_LIST_EXPR:  # `Pair p{Acc(1.0f), 2}`: the fields in order, the rest their defaults
-                obj = self.new_object(var.type, var)
+                obj = self.new_object(var.type, var, decl_key(var) in self.as_bytes)
                 self._initialise_fields(obj, None, var)
                 for (name, place), item in zip(obj.fields.items(), children(c)):
                     v, t = self.expr(item)
@@ -735,15 +781,16 @@ class KernelLowering:
                 self.env[decl_key(var)], self.types[decl_key(var)] = obj, OBJECT
                 return
             if c.kind == K.CALL_EXPR and c.referenced is not None and c.referenced.kind == K.CONSTRUCTOR:
-                obj = self.new_object(var.type, var)
+                obj = self.new_object(var.type, var, decl_key(var) in self.as_bytes)
                 self.construct(obj, c, c.referenced, list(c.get_arguments()))
                 self.env[decl_key(var)], self.types[decl_key(var)] = obj, OBJECT
                 return
             value, _ = self.expr(init[-1])
-        if isinstance(value, Obj) and init and _strip(init[-1]).kind == K.CALL_EXPR:
+        if isinstance(value, Obj) and init and _strip(init[-1]).kind == K.CALL_EXPR \
+                and decl_key(var) not in self.as_bytes:
             self.env[decl_key(var)], self.types[decl_key(var)] = value, OBJECT  # a returned object: its own
             return
-        obj = self.new_object(var.type, var)
+        obj = self.new_object(var.type, var, decl_key(var) in self.as_bytes)
         if isinstance(value, Obj):
             self.copy_object(obj, value, var)
         elif value is not None:
@@ -808,6 +855,9 @@ class KernelLowering:
                 continue
             if not isinstance(place, Ptr) or not isinstance(other, Ptr):
                 raise self.unsupported(f"copying a `{source.record}` into a `{target.record}`", e)
+            if self.punned(place) or self.punned(other):  # a field of an object in bytes
+                self.store(place, self.load(other, e), e)
+                continue
             decl = target.decls.get(name) or source.decls.get(name)
             count = _elements_of(decl.type) if decl is not None else 1
             for k in range(count):
@@ -916,17 +966,22 @@ class KernelLowering:
         if not isinstance(address, Ptr):
             raise self.unsupported("a PTX address that is not a pointer to a buffer", s)
         register = CType("int", move.width, False)
-        view = self.convert(address, at, CType("ptr", 64, False, register), s)
+        # `ld.v4.u32 {...}`: one access of the registers together (a uint4), so that the buffer may
+        # be of any elements the four span (halves, floats, 64-bit integers)
+        whole = CType("vec", len(move.registers), elem=register) if len(move.registers) > 1 else register
+        view = self.convert(address, at, CType("ptr", 64, False, whole), s)
         assert isinstance(view, Ptr)
-        places = [self.offset(view, self.constant(k, ct.INT, s), ct.INT, s, subtract=False) if k else view
-                  for k in range(len(move.registers))]
         enabled = None
         if move.predicate is not None:
             enabled = self.to_bool(*self.expr(asm.operands[move.predicate]), s)
         if move.kind == "load":
             if enabled is not None and set(move.defaults) != set(move.registers):
                 raise self.unsupported("a predicated PTX load whose registers have no value when it is off", s)
-            values = self._guarded(enabled, lambda: [self.scalar(self.load(p, s), s) for p in places],
+
+            def loaded() -> list[SSAValue]:
+                value = self.load(view, s)
+                return list(self.vec(value, whole, s).lanes) if whole.kind == "vec" else [self.scalar(value, s)]
+            values = self._guarded(enabled, loaded,
                                    lambda: [self.constant(move.defaults[r], register, s) for r in move.registers], s)
             for r, value in zip(move.registers, values, strict=True):
                 self.write(self.lvalue(asm.operands[r], s), value, register, s)
@@ -934,8 +989,7 @@ class KernelLowering:
         values = [self.scalar(self.convert(*self.expr(asm.operands[r]), register, s), s) for r in move.registers]
 
         def stores() -> list[SSAValue]:
-            for place, value in zip(places, values, strict=True):
-                self.store(place, value, s)
+            self.store(view, Vec(tuple(values), whole) if whole.kind == "vec" else values[0], s)
             return []
         self._guarded(enabled, stores, list, s)
 
@@ -1064,6 +1118,17 @@ class KernelLowering:
 
     def _local_array(self, var: ci.Cursor) -> None:
         """`T a[N]` (per thread); `= {v0, v1}` stores its values and zero-fills the rest, as C."""
+        canon = var.type.get_canonical()
+        if canon.kind == ci.TypeKind.CONSTANTARRAY and canon.element_type.get_canonical().kind == ci.TypeKind.POINTER:
+            pointer = ct.from_clang(canon.element_type)
+            if pointer is None or any(c.kind == K.INIT_LIST_EXPR for c in children(var)):
+                raise self.unsupported(f"the array of pointers `{var.spelling}`", var)
+            op = memref.AllocaOp.get(IntegerType(64), shape=[canon.get_array_size()], memory_space=NoneAttr())
+            op.location = self._loc(var)
+            op.memref.name_hint = var.spelling or None
+            self.prelude.append(op)
+            self.bind(var, PointerTable(op.memref, pointer), pointer)
+            return
         p = self.allocate(var, shared=False)
         t = self.ctype(var.type, var)
         self.bind(var, p, t)
@@ -1588,6 +1653,10 @@ class KernelLowering:
         if kids[0].kind == K.DECL_REF_EXPR and kids[0].referenced is None and evaluate(e) is not None:
             return self._literal(e)  # a template's value parameter, substituted
         v, src = self.expr(kids[0])
+        if isinstance(v, Obj) and t.kind == "ptr":  # `(int64_t*)&res`: the object's bytes
+            if v.memory is None:
+                raise self.unsupported(f"viewing the `{v.record}` object as `{e.type.spelling}`", e)
+            return Ptr(v.memory.base, v.memory.offset, t), t
         return self.convert(v, src, t, e), t
 
     def _decl_ref(self, e: ci.Cursor) -> tuple[Value, CType]:
@@ -2050,11 +2119,10 @@ class KernelLowering:
             lanes = [self.constant(0, _ctype_of(base), e)] * count
         elif isinstance(v, SSAValue) and _ir_bits(v.type) == bits:
             lanes = self.repack([v], base, e)  # a register of two halves, a float as bytes
-        elif isinstance(v, Vec) and v.ctype.width == count * (_ir_bits(base) or 0):
-            # a pair of halves stored over a float (`((half2*)&f4)[i] = h2`): its bits, element by element
-            whole = self._combined(v.lanes, CType("int", v.ctype.width, False), e)
-            lanes = self._pieces(whole, base, count, e) if count > 1 else \
-                [whole if isinstance(base, IntegerType) else self.emit1(arith.BitcastOp(whole, base), e)]
+        elif isinstance(v, Vec) and v.ctype.width == bits:
+            # a pair of halves stored over a float (`((half2*)&f4)[i] = h2`), a uint4 over 64-bit
+            # integers: its bits, element by element
+            lanes = self.repack(v.lanes, base, e)
         else:
             raise self.unsupported(f"storing `{_text(e)}` through a `{p.ctype.elem.dtype}` pointer over a buffer "
                                    f"of `{base}`", e)
@@ -2081,6 +2149,9 @@ class KernelLowering:
         return Ptr(p.base, self.emit1(arith.AddiOp(base, self.index_const(k * step, e)), e), scalar_ptr, p.lead)
 
     def _subscript(self, e: ci.Cursor) -> tuple[Value, CType]:
+        slot = self._pointer_slot(e)
+        if slot is not None:
+            return self.read(slot, e)
         if self.record_of(e.type) is not None:  # `rows[i]` of `Row* rows`: that struct, in memory
             return self.in_memory(self._subscript_ptr(e), e.type, e), OBJECT
         p = self._subscript_ptr(e)
@@ -2114,7 +2185,25 @@ class KernelLowering:
             return self.returned_place(target)
         if target.kind in _CASTS and _same_place(target):
             return self.lvalue(children(target)[-1], e)
+        slot = self._pointer_slot(target)
+        if slot is not None:
+            return slot
         return self._subscript_ptr(target)
+
+    def _pointer_slot(self, e: ci.Cursor) -> PointerSlot | None:
+        """`bases[i]` of a local array of pointers, as a place; None for any other expression."""
+        e = _strip_parens(e)
+        if e.kind != K.ARRAY_SUBSCRIPT_EXPR:
+            return None
+        base, index = children(e)
+        base = _strip(base)
+        if base.kind != K.DECL_REF_EXPR or base.referenced is None:
+            return None
+        table = self.env.get(decl_key(base.referenced))
+        if not isinstance(table, PointerTable):
+            return None
+        i, it = self.expr(index)
+        return PointerSlot(table, self.to_index(self.scalar(i, index), it, e))
 
     def returned_place(self, call: ci.Cursor) -> Ptr:
         """What an accessor returning a reference refers to (`T& operator[](int k) { return
@@ -2150,6 +2239,13 @@ class KernelLowering:
         return place
 
     def read(self, place: object | Ptr, e: ci.Cursor) -> tuple[Value, CType]:
+        if isinstance(place, PointerSlot):
+            table = place.table
+            if table.base is None:
+                raise self.unsupported("reading an entry of an array of pointers before any is assigned", e)
+            offset = self.emit1(memref.LoadOp.get(table.offsets, [place.index]), e)
+            return Ptr(table.base, self.emit1(arith.IndexCastOp(offset, IndexType()), e), table.pointer,
+                       table.lead), table.pointer
         if isinstance(place, (Ptr, Choice)):
             assert place.ctype.elem is not None
             return self.load(place, e), place.ctype.elem
@@ -2161,6 +2257,16 @@ class KernelLowering:
 
     def write(self, place: object | Ptr, v: Value, t: CType, e: ci.Cursor) -> tuple[Value, CType]:
         """Store `v` converted to the target's type; returns the value stored (C's result)."""
+        if isinstance(place, PointerSlot):  # `bases[i] = moe_output + offset`: its offset, one buffer for all
+            table = place.table
+            v = self.convert(v, t, table.pointer, e)
+            if not isinstance(v, Ptr) or (table.base is not None and (v.base is not table.base or v.lead != table.lead)):
+                raise self.unsupported("an array of pointers into more than one buffer", e)
+            table.base, table.lead = v.base, v.lead
+            offset = v.offset if v.offset is not None else self.index_const(0, e)
+            self.emit(memref.StoreOp.get(self.emit1(arith.IndexCastOp(offset, IntegerType(64)), e), table.offsets,
+                                         [place.index]), e)
+            return v, table.pointer
         if isinstance(place, Choice):  # each branch stores as through its own pointer; the if yields what it stored
             assert place.ctype.elem is not None
             return self.chosen(place, lambda q: self.write(q, v, t, e)[0], e), place.ctype.elem
@@ -3019,6 +3125,31 @@ def _float_class(kind: str):
     return lower
 
 
+def _active_mask(lo: KernelLowering, e: ci.Cursor) -> SSAValue:
+    """`__activemask()`: the lanes of the warp that run this (i32 bits)."""
+    return lo.emit1(simt.VoteOp.create(operands=[lo.constant(1, ct.BOOL, e), lo.constant(FULL_MASK, ct.UINT, e)],
+                                       result_types=[ct.UINT.ir], properties={"mode": StringAttr("active")}), e)
+
+
+def _bit_count(kind: str, bits: int):
+    """`__popc`, `__clz`, `__ffs` (and their 64-bit `ll` forms): math's ctpop / ctlz / cttz; `__ffs`
+    is the lowest set bit counted from 1, 0 for no bit."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        t = CType("int", bits, False)
+        x = _arg(lo, args[0], t)
+        if kind == "popc":
+            v = lo.emit1(mathd.CtPopOp(x), e)
+        elif kind == "clz":
+            v = lo.emit1(mathd.CountLeadingZerosOp(x), e)
+        else:
+            first = lo.emit1(arith.AddiOp(lo.emit1(mathd.CountTrailingZerosOp(x), e), lo.constant(1, t, e)), e)
+            none = lo.emit1(arith.CmpiOp(x, lo.constant(0, t, e), "eq"), e)
+            v = lo.emit1(arith.SelectOp(none, lo.constant(0, t, e), first), e)
+        return lo.convert(v, t, ct.INT, e), ct.INT
+
+    return lower
+
+
 _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]], tuple[Value, CType]]] = {
     **{name: _float_class(kind) for kind in ("isnan", "isinf", "isfinite")
        for name in (kind, f"__{kind}f", f"__{kind}d", f"std::{kind}")},
@@ -3037,6 +3168,9 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     **{f"__shfl{suffix}_sync": _shuffle(mode)
        for suffix, mode in (("", "idx"), ("_up", "up"), ("_down", "down"), ("_xor", "xor"))},
     **{f"__{mode}_sync": _vote(mode) for mode in ("ballot", "any", "all")},
+    "__activemask": lambda lo, e, args: (_active_mask(lo, e), ct.UINT),
+    **{f"__{kind}{suffix}": _bit_count(kind, bits) for kind in ("popc", "clz", "ffs")
+       for suffix, bits in (("", 32), ("ll", 64))},
     **{name: _atomic(name) for name in (*_RMW_KINDS, "atomicSub")},
     "atomicCAS": _atomic_cas,
     **{f"__{which}2{to}": _pair_lane(k) for k, which in enumerate(("low", "high"))
@@ -3059,6 +3193,8 @@ def _group_type(t: ci.Type) -> Group | None:
         return None
     if decl.spelling == "thread_block":
         return Group(None)
+    if decl.spelling == "coalesced_group":
+        return Group(32, coalesced=True)
     m = re.search(r"thread_block_tile<(\d+)", canon.spelling)
     return Group(int(m.group(1))) if decl.spelling == "thread_block_tile" and m else None
 
@@ -3107,6 +3243,8 @@ def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
     if name == "sync":
         return _group_sync(lo, e, group)
     name = "size" if name == "num_threads" else name  # the newer spelling of a group's size
+    if group.coalesced:
+        return _coalesced_method(lo, e, name, args)
     if name in ("thread_rank", "size", "meta_group_rank", "meta_group_size"):
         if group.size is None:
             value = _linear_thread(lo, e) if name == "thread_rank" else _block_size(lo, e) if name == "size" \
@@ -3142,6 +3280,37 @@ def _group_method(lo: KernelLowering, e: ci.Cursor, method: ci.Cursor,
         rt = lo.ctype(e.type, e)
         return lo.convert(v, result, rt, e), rt
     raise lo.unsupported(f"the cooperative_groups call `{name}`", e)
+
+
+def _coalesced_method(lo: KernelLowering, e: ci.Cursor, name: str, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """A `coalesced_group`'s calls: its size is the number of active lanes, a lane's rank the
+    active lanes below it; its shuffles and votes are the warp's over the active mask (which give
+    the group's own results when the active lanes are the warp's first, as under `if (tid < 32)`)."""
+    mask = _active_mask(lo, e)
+    if name == "size":
+        return lo.emit1(mathd.CtPopOp(mask), e), ct.UINT
+    if name == "thread_rank":
+        lane = lo.emit1(arith.RemUIOp(_linear_thread(lo, e), lo.constant(32, ct.UINT, e)), e)
+        below = lo.emit1(arith.SubiOp(lo.emit1(arith.ShLIOp(lo.constant(1, ct.UINT, e), lane), e),
+                                      lo.constant(1, ct.UINT, e)), e)
+        return lo.emit1(mathd.CtPopOp(lo.emit1(arith.AndIOp(mask, below), e)), e), ct.UINT
+    if name == "sync":
+        lo.emit(simt.SyncWarpOp.create(operands=[mask]), e)
+        return Undef(ct.VOID), ct.VOID
+    shuffle = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "xor"}.get(name)
+    if shuffle is not None:
+        rt = lo.ctype(e.type, e)
+        v, offset = _arg(lo, args[0], rt), _arg(lo, args[1], ct.INT)
+        return lo.emit1(simt.ShuffleOp.create(operands=[v, offset, mask, lo.constant(32, ct.INT, e)],
+                                              result_types=[rt.ir], properties={"mode": StringAttr(shuffle)}), e), rt
+    if name in ("any", "all", "ballot"):
+        pred = lo.to_bool(*lo.expr(args[0]), args[0])
+        result = ct.UINT if name == "ballot" else ct.BOOL
+        v = lo.emit1(simt.VoteOp.create(operands=[pred, mask], result_types=[result.ir],
+                                        properties={"mode": StringAttr(name)}), e)
+        rt = lo.ctype(e.type, e)
+        return lo.convert(v, result, rt, e), rt
+    raise lo.unsupported(f"the coalesced_group call `{name}`", e)
 
 
 # A group's queries: pure, the same on every trip of a loop.

@@ -368,6 +368,10 @@ __device__ unsigned int __umul24(unsigned int, unsigned int);
 __LC_SHUFFLES(int) __LC_SHUFFLES(unsigned int) __LC_SHUFFLES(long long) __LC_SHUFFLES(unsigned long long)
 __LC_SHUFFLES(float) __LC_SHUFFLES(double) __LC_SHUFFLES(__half) __LC_SHUFFLES(__nv_bfloat16)
 __device__ unsigned __ballot_sync(unsigned mask, int predicate);
+__device__ unsigned __activemask();
+__device__ int __popc(unsigned x); __device__ int __popcll(unsigned long long x);
+__device__ int __clz(int x); __device__ int __clzll(long long x);
+__device__ int __ffs(int x); __device__ int __ffsll(long long x);
 __device__ int __any_sync(unsigned mask, int predicate);
 __device__ int __all_sync(unsigned mask, int predicate);
 #define __LC_ATOMIC(name, T) __device__ T name(T *address, T value);
@@ -418,8 +422,8 @@ template <unsigned N> struct thread_block_tile {
   __device__ unsigned ballot(int predicate) const;
 };
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent &parent);
-/* The active threads of a warp (`coalesced_threads()`): declared so that kernels parse; lower.py
- * lowers no call on one (LC901 at the call). */
+/* The active threads of a warp (`coalesced_threads()`): lower.py ranks them by the active mask;
+ * its shuffles are the warp's over that mask (exact when the active lanes are the warp's first). */
 struct coalesced_group {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;

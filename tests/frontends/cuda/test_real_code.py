@@ -889,3 +889,104 @@ def test_locals_and_shared_memory_viewed_as_bytes(tmp_path: Path) -> None:
     expected = (np.arange(n)[:, None] + np.arange(8)[None, :]).astype(np.uint8)
     expected[:, 1] = 77
     np.testing.assert_array_equal(out["packed"].reshape(n, 8), expected)
+
+
+STRUCT_AS_BYTES = """
+#include <cstdint>
+struct IdxReduceResult { int idx; float val; };        // DeepSpeed's top-k: an index and its score
+__global__ void k(long long* packed, int* idx, float* val, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    IdxReduceResult res = {i, x[i]};
+    int64_t* res_as_int = reinterpret_cast<int64_t*>(&res);  // compared as one 64-bit integer
+    if (x[i] < 0) { *res_as_int ^= 0x7fffffff00000000; }
+    packed[i] = *res_as_int;
+    idx[i] = res.idx;
+    val[i] = res.val;
+}
+void launch(long long* packed, int* idx, float* val, const float* x, int n) {
+    k<<<(n + 31) / 32, 32>>>(packed, idx, val, x, n);
+}
+"""
+
+
+def test_a_struct_viewed_as_an_integer_is_its_bytes(tmp_path: Path) -> None:
+    """A struct local whose address is cast (`(int64_t*)&res`) lives in memory as its bytes, at
+    clang's layout: the integer view and the fields read and write the same bits (numpy's record
+    view of the same struct is the reference)."""
+    path = _write(tmp_path, STRUCT_AS_BYTES)
+    n = 40
+    x = (np.arange(n, dtype=np.float32) - 17.5) * 0.75
+    out = _run(path, packed=poison.fill(np.empty(n, np.int64)), idx=poison.fill(np.empty(n, np.int32)),
+               val=poison.fill(np.empty(n, np.float32)), x=x, n=n)
+    record = np.zeros(n, dtype=[("idx", np.int32), ("val", np.float32)])
+    record["idx"], record["val"] = np.arange(n), x
+    expected = record.view(np.int64).copy()
+    expected[x < 0] ^= 0x7fffffff00000000
+    np.testing.assert_array_equal(out["packed"], expected)
+    np.testing.assert_array_equal(out["idx"], expected.view(np.int32)[0::2])
+    np.testing.assert_array_equal(out["val"], expected.view(np.float32)[1::2])
+
+
+POINTER_TABLE = """
+__global__ void gather(float* out, const float* x, const int* rows, int n) {
+    const int t = blockIdx.x;
+    const float* bases[2];                                 // DeepSpeed's MoE gather: one row per expert
+    for (int i = 0; i < 2; i++) bases[i] = x + rows[2 * t + i] * n;
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        float acc = 0.f;
+        for (int i = 0; i < 2; i++) acc += bases[i][j] * (i + 1);
+        out[t * n + j] = acc;
+    }
+}
+void launch(float* out, const float* x, const int* rows, int n, int t) { gather<<<t, 32>>>(out, x, rows, n); }
+"""
+
+
+def test_a_local_array_of_pointers_into_one_buffer(tmp_path: Path) -> None:
+    """`const float* bases[2]`, each into `x` at a row read from `rows`: the offsets in a local
+    array, an access through an entry indexed by loaded data (`access.indirect`); emulator against
+    numpy. Pointers into two buffers in one array are LC901 where the second is stored."""
+    path = _write(tmp_path, POINTER_TABLE)
+    t, n, k = 5, 40, 7
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((k, n)).astype(np.float32)
+    rows = rng.integers(0, k, 2 * t).astype(np.int32)
+    out = _run(path, out=poison.fill(np.empty(t * n, np.float32)), x=x.ravel(), rows=rows, n=n, t=t)
+    np.testing.assert_allclose(out["out"].reshape(t, n), x[rows[0::2]] + 2 * x[rows[1::2]], rtol=1e-6)
+    assert _unmodelled(path) == []
+    two = _write(tmp_path, POINTER_TABLE.replace("for (int i = 0; i < 2; i++) bases[i] = x + rows[2 * t + i] * n;",
+                                                 "bases[0] = x + rows[2 * t] * n;\n    bases[1] = out;"), "two.cu")
+    with pytest.raises(Unsupported) as caught:
+        cuda.lower(str(two), "launch")
+    assert "more than one buffer" in caught.value.message and caught.value.location.line == 6
+
+
+def test_coalesced_groups_and_bit_intrinsics() -> None:
+    """`coalesced_threads()`: the shuffle reduction LAMB makes under `if (tid < 32)`, and the rank
+    and size of an arbitrary active set (every third lane: the active lanes below, their count);
+    `__popc`, `__clz`, `__ffs`, `__popcll`, `__activemask`. Emulator against numpy."""
+    path = Path(__file__).parent / "programs" / "coalesced_and_bits.cu"
+    blocks, n = 3, 3 * 64
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    w = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    w[:4] = [0, 1, 0x80000000, 0xFFFFFFFF]
+    out = _run(path, sums=poison.fill(np.empty(blocks, np.float32)), ranks=poison.fill(np.empty(n, np.int32)),
+               sizes=poison.fill(np.empty(n, np.int32)), bits=poison.fill(np.empty(4 * n, np.int32)),
+               x=x, w=w, blocks=blocks)
+    np.testing.assert_allclose(out["sums"], x.reshape(blocks, 64)[:, :32].sum(1), rtol=1e-5)
+    lane = np.arange(n) % 32
+    tid = np.arange(n) % 64
+    chosen = tid % 3 == 0
+    warp = np.arange(n) // 32
+    expected_rank = np.where(chosen, [np.sum(chosen[(warp == warp[t]) & (lane < lane[t])]) for t in range(n)], -1)
+    expected_size = np.array([np.sum(chosen[warp == warp[t]] == chosen[t]) for t in range(n)])
+    np.testing.assert_array_equal(out["ranks"], expected_rank)
+    np.testing.assert_array_equal(out["sizes"], expected_size)
+    bits = out["bits"].reshape(n, 4)
+    u = w.astype(np.uint64)
+    np.testing.assert_array_equal(bits[:, 0], np.bitwise_count(w))
+    np.testing.assert_array_equal(bits[:, 1], [32 - int(v).bit_length() for v in w])
+    np.testing.assert_array_equal(bits[:, 2], [(int(v) & -int(v)).bit_length() for v in w])
+    np.testing.assert_array_equal(bits[:, 3], 2 * np.bitwise_count(u))

@@ -1,6 +1,6 @@
 """Declarations of the CUDA runtime model (shim.h) that real kernel libraries use: c10's
 `toString(ScalarType)`, `at::cuda::getCurrentDeviceProperties()`, `at::acc_type`, `at::device_of`,
-ATen's dispatch and check macros, `std::pair`'s constructor, cooperative groups' `coalesced_threads()`,
+ATen's dispatch and check macros, `std::pair`'s constructor, cooperative groups' `coalesced_group::meta_group_rank()`,
 the integer conversions and `isnan` (lowered: tests/frontends/cuda/test_real_code.py), and halves built from their bit patterns (`__half(raw)`,
 `__half2(raw2)`) while `__half2 v = {a, b};` stays an aggregate. Each source parses without a clang
 error; what the model declares but does not lower is LC901 at its own line."""
@@ -125,7 +125,7 @@ def test_bit_patterns_convert_to_the_halves_they_hold(tmp_path: Path, body: str,
 
 @pytest.mark.parametrize("body", [
     "x[i].x = __int2half_rn(__half2int_rn(y[i].x) + (int)__int2double_rn(1));",
-    "cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads(); x[i].x = __int2half_rn(g.thread_rank());",
+    "cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads(); x[i].x = __int2half_rn(g.meta_group_rank());",
 ])
 def test_declared_but_not_lowered_is_lc901_at_the_line(tmp_path: Path, body: str) -> None:
     """Each parses (the declaration is in the model) and is inconclusive at the kernel's line 4."""
