@@ -135,6 +135,14 @@ class State:
     # Whether the runs bounds-check every access (the SIMT emulator, the Triton runner): then an index
     # computed from loaded data is an `access.indirect`; Pallas's interpreter clamps instead.
     runs_check_bounds: bool = True
+    # An indirect access (`access.indirect`, no id of its own) -> the reads its index came from: what
+    # it loads is computed from them (`x[ids[rows[i]]]` is indirect through `rows` too).
+    indirect_sources: dict[Operation, frozenset[str]] = field(default_factory=dict)
+
+    def loaded(self, op: Operation, access_id: str | None, dims: tuple = ()) -> Opaque:
+        """The value `op` loads: from its own read, or from the reads an indirect one depends on."""
+        sources = frozenset({access_id}) if access_id else self.indirect_sources.get(op, frozenset())
+        return Opaque("a loaded value", sources, dims)
 
     def fresh_lane(self, start: sympy.Basic, end: sympy.Basic) -> sympy.Symbol:
         var = symbolic.lane(next(self.lane_counter))
@@ -714,6 +722,7 @@ def _not_modelled(op: Operation, st: State, buffer: str, kind: str, element_type
     """An access whose index lowercheck cannot express: `access.indirect` when the index is computed
     from loaded data into a known buffer and the runs bounds-check it, else `access.unmodelled`."""
     if why.sources and buffer != "?" and element_type is not None and st.runs_check_bounds:
+        st.indirect_sources[op] = why.sources
         st.out.append(IndirectOp.build(properties={
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(space),
             "element_type": element_type, "sources": ArrayAttr([StringAttr(s) for s in sorted(why.sources)]),
@@ -770,8 +779,7 @@ def _tt_load(op: Operation, st: State) -> None:
     ptr = op.operands[0]
     mask = op.operands[1] if len(op.operands) > 1 else None
     access_id = _access(op, st, "read", ptr, mask, _element_type(op.results[0]))
-    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()),
-                                      st.access_dims.get(access_id, ()))
+    st.values[op.results[0]] = st.loaded(op, access_id, st.access_dims.get(access_id, ()))
 
 
 def _descriptor(base: Value | None, dims: Sequence[Value | None]) -> Descriptor | Opaque:
@@ -825,8 +833,7 @@ def _descriptor_load(op: Operation, st: State) -> None:
         return
     access_id = _access(op, st, "read", op.operands[0], None, _element_type(op.results[0]), index=index,
                         pointer=pointer, bounds=bounds)
-    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()),
-                                      st.access_dims.get(access_id, ()))
+    st.values[op.results[0]] = st.loaded(op, access_id, st.access_dims.get(access_id, ()))
 
 
 @rule("tt.descriptor_store")
@@ -918,7 +925,7 @@ def _tt_atomic(op: Operation, st: State) -> None:
 def _memref_load(op: Operation, st: State) -> None:
     memref, *indices = op.operands
     access_id = _memref_access(op, st, "read", memref, indices, None)
-    st.values[op.results[0]] = Opaque("a loaded value", frozenset({access_id} if access_id else ()))
+    st.values[op.results[0]] = st.loaded(op, access_id)
 
 
 @rule("memref.store")

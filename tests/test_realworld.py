@@ -83,6 +83,10 @@ PARTLY = [
     # `const T* moe_output_bases[N_TOP_K]`: a local array of pointers into one buffer
     ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/moe_gather/moe_gather_cuda.cu", "launch_moe_gather"),
     ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/moe_scatter/moe_scatter_cuda.cu", "launch_moe_scatter"),
+    # the routing kernels' tile count read on the host (`.item()`): the capture runs them in the
+    # interpreter; the GEMMs gather token rows through loaded indices of loaded tiles
+    (f"{LIGER}/fused_moe.py", "compute_routing_metadata"),
+    (f"{LIGER}/fused_moe.py", "LigerFusedMoEFunction.forward"),
 ]
 
 # (file, entry or None for the whole file, what stops it today)

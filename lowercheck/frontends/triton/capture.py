@@ -10,7 +10,10 @@ ignore_index).sum().item()`, `torch.equal`) has no answer from FakeTensors; at c
 is run again on real CPU tensors with our values (floats standard normal from a fixed seed,
 integers 0, which indexes every non-empty dimension, booleans True), its launches still
 recorded, never run. The IR then holds what the wrapper computed from those values (a count of
-the rows to average over) as constants of that capture.
+the rows to average over) as constants of that capture. A wrapper that brings to the host what a
+kernel it launched wrote (`int(tile_offsets[-1].item())` sizing the next launch's buffers) is
+captured once more with each launch also run, in Triton's interpreter, on those tensors
+(`NeedsKernelResults`), so that it reads what the kernel computes.
 """
 
 from __future__ import annotations
@@ -113,6 +116,11 @@ class NeedsData(Exception):
     """The wrapper reads its tensors' values at concrete sizes: capture it on real tensors."""
 
 
+class NeedsKernelResults(Exception):
+    """The wrapper reads on the host what a kernel it launched computed (`int(offsets[-1].item())`
+    sizing the next buffer): capture it again, running each launch in Triton's interpreter."""
+
+
 def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None = None) -> Capture:
     """Call `fn` (a wrapper, or a kernel when `kernel_grid` is given) with fake arguments from
     `binding`; return its launches; on real tensors where it reads their values (concrete sizes
@@ -120,12 +128,16 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
     try:
         return _capture(fn, path, binding, kernel_grid, data=False)
     except NeedsData as need:
-        captured = _capture(fn, path, binding, kernel_grid, data=True)
+        try:
+            captured = _capture(fn, path, binding, kernel_grid, data=True)
+        except NeedsKernelResults:
+            captured = _capture(fn, path, binding, kernel_grid, data=True, run_kernels=True)
         captured.reads_data_at = str(need)
         return captured
 
 
-def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None, data: bool) -> Capture:
+def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None, data: bool,
+             run_kernels: bool = False) -> Capture:
     import torch
     from torch._dynamo.source import ConstantSource  # FakeTensorMode imports torch._dynamo anyway
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -195,14 +207,16 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
 
     launches: list[Launch] = []
     computed: dict[int, Any] = {}
-    with mode, _recording(launches, path), _size_aware_min_max(fn), _computed_tensors(computed):
+    watched = _results_read(launches) if data and not run_kernels else contextlib.nullcontext()
+    with mode, _recording(launches, path, run_kernels), _size_aware_min_max(fn), _computed_tensors(computed), \
+            watched:
         try:
             if kernel_grid is None:
                 result = fn(**inputs)
             else:
                 fn[(1,)](**inputs)
                 result = None
-        except NeedsConcreteSizes:
+        except (NeedsConcreteSizes, NeedsKernelResults, Unsupported):
             raise
         except Exception as err:  # noqa: BLE001 - classified below
             _classify(err, env, fn, path, data)
@@ -249,6 +263,41 @@ def _computed_tensors(computed: dict[int, Any]) -> Iterator[None]:
             return result
 
     with Computed():
+        yield
+
+
+# Tensor methods and torch functions that bring a tensor's values to the host.
+_HOST_READS = frozenset({"item", "tolist", "numpy", "__bool__", "__int__", "__float__", "__index__", "equal",
+                         "allclose"})
+
+
+@contextlib.contextmanager
+def _results_read(launches: list[Launch]) -> Iterator[None]:
+    """Raise NeedsKernelResults where the wrapper brings to the host a value that a recorded (not
+    run) launch may have written, or one computed from such a tensor (`counts.sum()`)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    written: set[int] = set()  # storages of the launches' tensors, and of tensors computed from them
+
+    def storages(value: Any) -> list[int]:
+        return [t.untyped_storage().data_ptr() for t in _flatten(value) if isinstance(t, torch.Tensor)]
+
+    class Reads(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            for launch in launches[seen[0]:]:
+                written.update(storages(list(launch.bound.values())))
+            seen[0] = len(launches)
+            touched = written.intersection(storages([*args, *(kwargs or {}).values()]))
+            if touched and getattr(func, "__name__", "") in _HOST_READS:
+                raise NeedsKernelResults(getattr(func, "__name__", ""))
+            result = func(*args, **(kwargs or {}))
+            if touched:
+                written.update(storages(result))
+            return result
+
+    seen = [0]
+    with Reads():
         yield
 
 
@@ -326,10 +375,12 @@ def _flatten(value: Any) -> list[Any]:
 
 
 @contextlib.contextmanager
-def _recording(launches: list[Launch], path: str) -> Iterator[None]:
+def _recording(launches: list[Launch], path: str, run: bool = False) -> Iterator[None]:
     """Replace launching with recording: `JITFunction.run` (reached by `K[grid](...)` and through
-    `@triton.heuristics`) and `Autotuner.run` (which then takes the first config)."""
+    `@triton.heuristics`) and `Autotuner.run` (which then takes the first config). `run`: each
+    launch also runs, in Triton's interpreter, on the capture's real tensors."""
     from triton.runtime.autotuner import Autotuner
+    from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
     real = os.path.realpath(path)
@@ -348,6 +399,16 @@ def _recording(launches: list[Launch], path: str) -> Iterator[None]:
             grid = grid({**values, **options})
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
         launches.append(Launch(self, grid, values, options, _caller(real, path)))
+        if run:
+            called = JITFunction.__call__  # the kernel's own @triton.jit helpers, interpreted as well
+            JITFunction.__call__ = _interpreted_helper
+            try:
+                InterpretedFunction(self.fn).run(grid=grid, warmup=False, **values, **options)
+            except Exception as err:  # noqa: BLE001 - the kernel's own failure, at its launch
+                raise Unsupported(f"`{self.__name__}`, whose results the launcher reads on the host, failed in "
+                                  f"Triton's interpreter during the capture: {err}", _caller(real, path)) from None
+            finally:
+                JITFunction.__call__ = called
 
     def autotuned(self, *args, **kwargs):
         config = self.configs[0]
@@ -361,6 +422,19 @@ def _recording(launches: list[Launch], path: str) -> Iterator[None]:
         yield
     finally:
         JITFunction.run, Autotuner.run = saved
+
+
+def _interpreted_helper(helper: Any, *args: Any, **kwargs: Any) -> Any:
+    """A `@triton.jit` helper called inside a kernel that Triton's interpreter runs: interpreted
+    too, its patches of `triton.language` undone when it returns (the interpreter's own device
+    calls keep them, which would break compiling the kernels afterwards)."""
+    from triton.runtime import interpreter
+
+    scope = interpreter._patch_lang(helper.fn)
+    try:
+        return interpreter.InterpretedFunction(helper.fn).rewrite()(*args, **kwargs)
+    finally:
+        scope.restore()
 
 
 def _caller(real: str, shown: str) -> SourceLocation | None:

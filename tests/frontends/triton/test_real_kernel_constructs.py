@@ -230,3 +230,18 @@ def test_host_tensor_descriptors_are_their_tensor_with_its_shape_and_strides() -
     # element (b, rows + i, cols + j) of x [2, 100, 200], inside its shape only (a padded block)
     assert 'indices = ["6400*GRID0 + 64*GRID1 + 20000*GRID2 + 200*LANE3 + LANE4"]' in read
     assert 'guard = ["(GRID2 < 2) & (32*GRID0 + LANE3 < 100) & (64*GRID1 + LANE4 < 200)"]' in read
+
+
+def test_a_kernel_result_read_on_the_host_is_computed_by_the_interpreter() -> None:
+    """`int(count.sum().item())` after a launch: the capture runs the launches in Triton's
+    interpreter on its real tensors (standard normal from a fixed seed), so the second launch's grid
+    is the count of positives the first kernel finds, not whatever an unrun buffer held."""
+    import torch
+
+    module = lower("reads_kernel_result.py", Binding(args={"x": VEC}, sizes={"n": 1000}))
+    (entry,) = [op for op in module.body.block.ops if isinstance(op, EntryOp)]
+    torch.manual_seed(0)  # the capture's values: `capture._with_data`
+    positives = int((torch.randn(1000) > 0).sum())
+    grids = [launch.grid_exprs for launch in entry.launches]
+    assert grids == [["16", "1", "1"], [str(-(-positives // 16)), "1", "1"]], grids
+    assert entry.reads_data_at is not None
