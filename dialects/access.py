@@ -170,6 +170,9 @@ class IndirectOp(IRDLOperation):
     element_type = prop_def(TypeAttribute)
     sources = prop_def(ArrayAttr[StringAttr])
     reason = prop_def(StringAttr)
+    # A read's own id: what it loads is computed from it (an index read through a gather, a
+    # condition on it), as from any read; no static check looks it up.
+    access_id = opt_prop_def(StringAttr, prop_name="id")
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 

@@ -39,6 +39,10 @@ from xdsl.utils.exceptions import VerifyException
 from lowercheck.dialects._expr import axes, strings, verify_exprs
 
 PARAM_KINDS = ("buffer", "scalar")
+# A unit attribute on a kernel function (a Pallas TPU kernel's `tt.func`): its runs raise on any
+# access outside a buffer (TPU interpret mode), so extract-accesses may leave data-dependent
+# accesses to them (`access.indirect`), as it does for every CUDA and Triton kernel.
+BOUNDS_CHECKED = "lowercheck.bounds_checked"
 ROLES = ("in", "out", "inout", "temp", "size", "scalar", "unknown")
 
 

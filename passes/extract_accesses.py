@@ -42,7 +42,7 @@ from xdsl.passes import ModulePass
 
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, split_view
+from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, LaunchOp, split_view
 from lowercheck.dialects.tt import TensorDescType
 
 # ---------------------------------------------------------------------------------------------
@@ -128,6 +128,7 @@ class State:
     read_counter: itertools.count = field(default_factory=itertools.count)
     write_counter: itertools.count = field(default_factory=itertools.count)
     alloc_counter: itertools.count = field(default_factory=itertools.count)
+    carry_counter: itertools.count = field(default_factory=itertools.count)  # `_resolve_carried`'s markers
     access_dims: dict[str, tuple] = field(default_factory=dict)  # access id -> its lanes per dimension
     is_triton: bool = False
     # The conditions lowercheck cannot express (on loaded data) that the current accesses happen under.
@@ -713,20 +714,24 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         return access_id
     except NotModelled as why:
         element = element_type or (ptr.element_type if isinstance(ptr, Pointer) else None)
-        _not_modelled(op, st, buffer, kind, element, why, ptr.space if isinstance(ptr, Pointer) else "global")
+        _not_modelled(op, st, buffer, kind, element, why, ptr.space if isinstance(ptr, Pointer) else "global",
+                      access_id if kind == "read" else None)
         return None
 
 
 def _not_modelled(op: Operation, st: State, buffer: str, kind: str, element_type: Attribute | None,
-                  why: NotModelled, space: str = "global") -> None:
+                  why: NotModelled, space: str = "global", access_id: str | None = None) -> None:
     """An access whose index lowercheck cannot express: `access.indirect` when the index is computed
     from loaded data into a known buffer and the runs bounds-check it, else `access.unmodelled`."""
     if why.sources and buffer != "?" and element_type is not None and st.runs_check_bounds:
-        st.indirect_sources[op] = why.sources
-        st.out.append(IndirectOp.build(properties={
+        st.indirect_sources[op] = why.sources | ({access_id} if access_id else set())
+        properties = {
             "buffer": StringAttr(buffer), "kind": StringAttr(kind), "space": StringAttr(space),
             "element_type": element_type, "sources": ArrayAttr([StringAttr(s) for s in sorted(why.sources)]),
-            "reason": StringAttr(f"an index computed from loaded data ({why})")}))
+            "reason": StringAttr(f"an index computed from loaded data ({why})")}
+        if access_id:
+            properties["id"] = StringAttr(access_id)
+        st.out.append(IndirectOp.build(properties=properties))
     else:
         st.out.append(UnmodelledOp.build(properties={"buffer": StringAttr(buffer), "reason": StringAttr(str(why))}))
     st.out[-1].location = op.location
@@ -955,7 +960,8 @@ def _memref_access(op, st, kind, memref, indices, stored) -> str | None:
     except NotModelled as why:
         ptr = st.get(memref)
         _not_modelled(op, st, ptr.buffer if isinstance(ptr, Pointer) else "?", kind,
-                      memref.type.element_type, why, ptr.space if isinstance(ptr, Pointer) else "global")
+                      memref.type.element_type, why, ptr.space if isinstance(ptr, Pointer) else "global",
+                      f"r{next(st.read_counter)}" if kind == "read" else None)
         return None
     ptr = st.get(memref)
     if isinstance(ptr, Pointer):
@@ -1107,7 +1113,7 @@ def _scf_if(op: Operation, st: State) -> None:
 
 def _condition_text(cond: Value, op: Operation) -> str:
     """What an access's `data_condition` says: the reads the condition comes from, and where it is."""
-    sources = sorted(s for s in sources_of(cond) if s != MOVED)
+    sources = sorted(s for s in sources_of(cond) if s != MOVED and not s.startswith("*carried"))
     loc = op.location
     where = (f" at line {loc.line.data}" if type(loc).__name__ == "FileLineColLoc" else "")
     if sources:
@@ -1167,12 +1173,23 @@ def _scf_for(op: Operation, st: State) -> None:
     carried = _carried_steps(body, st, inits)
     carried = [delta if delta is not None else _yielded_step(base, dry[i] if i < len(dry) else None, k)
                for i, (delta, base) in enumerate(zip(carried, bases))]
-    for arg, init, delta in zip(body.args[1:], inits, carried):
+    # A carried value that no step describes (`b = where(lengths[b] == 0, b + 1, b)`) is opaque,
+    # computed from what its trips read: it stands for a marker here, replaced by those reads'
+    # ids once the body has run (`_resolve_carried`).
+    markers: dict[str, int] = {}
+    for i, (arg, init, delta) in enumerate(zip(body.args[1:], inits, carried)):
         st.values[arg] = _advance(init, k, delta)
+        if delta is None:
+            marker = f"*carried{next(st.carry_counter)}*"
+            markers[marker] = i
+            st.values[arg] = Opaque("a loop-carried value", sources_of(init) | {marker})
     saved = st.seq_domain
     st.seq_domain = saved + (sympy.Ge(k, 0), sympy.Lt(iv, ub.expr))
+    body_emitted = len(st.out)
     yielded = _run_block(body, st) or []
     st.seq_domain = saved
+    if markers:
+        yielded = _resolve_carried(st, body_emitted, markers, inits, yielded)
     # An index or pointer advanced by d each trip ends at init + trips*d; any other result is
     # computed from everything its iterations read (a reduction's sum).
     trips = sympy.Max(0, sympy.ceiling((ub.expr - lb.expr) / step.expr)) if step.expr.is_positive else None
@@ -1184,6 +1201,37 @@ def _scf_for(op: Operation, st: State) -> None:
         last = [inits[i]] + ([yielded[i]] if i < len(yielded) else [])
         st.values[r] = Opaque("loop result", sources_of(*last), _merged_dims(last[1:], len(shape_of(r))),
                               accum_of(*last))
+
+
+def _resolve_carried(st: State, emitted: int, markers: dict[str, int], inits: list[Value],
+                     yielded: list[Value]) -> list[Value]:
+    """Replace each carried value's marker by the reads it is computed from (its initial value's and
+    its yielded value's, markers dropped) in the accesses the body emitted and in what it yields; an
+    access indexed by a carried value that reads nothing is `access.unmodelled` after all."""
+    def real(sources: frozenset[str]) -> frozenset[str]:
+        out = frozenset(x for x in sources if x not in markers)
+        for marker in sources & markers.keys():
+            i = markers[marker]
+            mine = sources_of(inits[i], yielded[i] if i < len(yielded) else None)
+            out |= frozenset(x for x in mine if x not in markers)
+        return out
+
+    for n in range(emitted, len(st.out)):
+        op = st.out[n]
+        given = frozenset(a.data for a in op.sources.data) if hasattr(op, "sources") and op.sources is not None \
+            else frozenset()
+        if not given & markers.keys():
+            continue
+        resolved = real(given)
+        if isinstance(op, IndirectOp) and not resolved:
+            replacement = UnmodelledOp.build(properties={"buffer": op.buffer, "reason": StringAttr(
+                "an index computed from a loop-carried value")})
+            replacement.location = op.location
+            st.out[n] = replacement
+            continue
+        op.properties["sources"] = ArrayAttr([StringAttr(x) for x in sorted(resolved)])
+    return [replace(v, sources=real(v.sources)) if isinstance(v, (Tile, Opaque)) and v.sources & markers.keys()
+            else v for v in yielded]
 
 
 def _carry_base(init: Value, i: int) -> Tile | Pointer | None:
@@ -1382,7 +1430,7 @@ def extract_launch(launch: LaunchOp, func: Operation, entry: EntryOp) -> KernelO
     block = [symbolic.parse(b) for b in launch.block_exprs] or [sympy.Integer(1)] * 3
     block = block + [sympy.Integer(1)] * (3 - len(block))
     st = State(launch=launch, grid=grid, block=block, is_triton=func.name == "tt.func",
-               runs_check_bounds=entry.language.data in ("cuda", "triton"))
+               runs_check_bounds=entry.language.data in ("cuda", "triton") or BOUNDS_CHECKED in func.attributes)
     body = func.regions[0].blocks[0]
     for arg, text in zip(body.args, launch.arg_exprs, strict=False):
         name, offset = split_view(text)  # `x[n*k:]`: the buffer x from element n*k on

@@ -87,6 +87,9 @@ PARTLY = [
     # interpreter; the GEMMs gather token rows through loaded indices of loaded tiles
     (f"{LIGER}/fused_moe.py", "compute_routing_metadata"),
     (f"{LIGER}/fused_moe.py", "LigerFusedMoEFunction.forward"),
+    # a TPU kernel (run in TPU interpret mode, which checks bounds): pages looked up in a prefetched
+    # table, a carried batch index that skips empty sequences
+    (f"{PALLAS}/tpu/paged_attention/paged_attention_kernel.py", "paged_attention"),
 ]
 
 # (file, entry or None for the whole file, what stops it today)

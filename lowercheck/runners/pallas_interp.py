@@ -13,7 +13,12 @@ from the request's arrays, and returns each input array and the returned arrays 
   end); they are returned as received so the unchanged-input check has something to compare.
 - Bounds: the interpreter clamps a block window that lies outside the array (`dynamic_slice`
   semantics) instead of faulting, so out-of-bounds windows are not seen here; the static check
-  reports them (LC201).
+  reports them (LC201). A TPU kernel (`is_tpu_kernel`: Mosaic TPU compiler params, or scalars
+  prefetched for its index maps) runs in JAX's TPU interpret mode instead, which simulates the
+  TPU's memories, DMAs and semaphores and raises on any access outside a buffer: that run stops
+  there, with the access as an out-of-bounds event (LC201) and the run failed (LC902). So for TPU
+  kernels the runs do check bounds, and the static checks leave data-dependent accesses to them
+  (`access.indirect`, as for CUDA and Triton).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import contextlib
 import functools
 import inspect
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -30,9 +36,22 @@ from typing import Any
 import numpy as np
 
 from lowercheck.spec import constructed
-from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.runners.base import OutOfBounds, RunRequest, RunResult
 from lowercheck.runners.poison import fill
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file, pack_tuples
+
+
+def is_tpu_kernel(compiler_params: Any, scalar_prefetch: int) -> bool:
+    """Whether a pallas_call is a TPU kernel: its compiler params are Mosaic TPU's
+    (`pltpu.CompilerParams`, or a dict of them under "mosaic"/"mosaic_tpu"), or its grid spec
+    prefetches scalars (`pltpu.PrefetchScalarGridSpec`, which only Mosaic TPU has). The front end
+    asks the same of the pallas_call it lowers, so that both agree on how its runs check bounds."""
+    from jax._src.pallas.mosaic.core import CompilerParams
+
+    if scalar_prefetch:
+        return True
+    values = compiler_params.items() if isinstance(compiler_params, dict) else [(None, compiler_params)]
+    return any(isinstance(value, CompilerParams) or key in ("mosaic", "mosaic_tpu") for key, value in values)
 
 
 def warm_up() -> None:
@@ -87,6 +106,10 @@ def _run(request: RunRequest, result: RunResult) -> None:
             returned = entry(**{k: v for k, v in values.items() if k in params})
             returned = jax.block_until_ready(returned)
         except Exception as err:  # noqa: BLE001 - the user's code failed: report where
+            outside = _out_of_bounds(err, arrays)
+            if outside is not None:
+                result.oob.append(outside)
+                result.oob_total = 1
             raise UserFailure(describe(err, request.path, first_line=True)) from None
     for name, array in arrays.items():
         result.outputs[name] = array.copy()
@@ -104,7 +127,13 @@ def _interpreted() -> Iterator[None]:
 
     @functools.wraps(real)
     def interpreted(*args, **kwargs):
-        kwargs["interpret"] = True
+        prefetch = getattr(kwargs.get("grid_spec"), "num_scalar_prefetch", 0) or 0
+        if is_tpu_kernel(kwargs.get("compiler_params"), prefetch):
+            from jax.experimental.pallas import tpu as pltpu
+
+            kwargs["interpret"] = pltpu.InterpretParams(out_of_bounds_reads="raise")
+        else:
+            kwargs["interpret"] = True
         return real(*args, **kwargs)
 
     pallas.pallas_call = interpreted
@@ -112,6 +141,34 @@ def _interpreted() -> Iterator[None]:
         yield
     finally:
         pallas.pallas_call = real
+
+
+# TPU interpret mode's messages: `Out-of-bounds read of (0 0 hbm 101): reading [(0, 40, slice(0, 16,
+# 1))] but buffer has shape (2, 32, 16)`, `Out-of-bounds block index (3,) for input "x" ...`.
+_OUTSIDE = re.compile(r"Out-of-bounds (?:masked )?(read|write|swap|block index).*?"
+                      r"(?:for (?:input|output) \"(?P<name>[^\"]*)\".*?)?"
+                      r"(?:reading|writing|swapping) \[(?P<range>.*?)\] but (?:buffer|input|output) has shape "
+                      r"\((?P<shape>[^)]*)\)", re.S)
+
+
+def _out_of_bounds(err: BaseException, arrays: dict[str, np.ndarray]) -> OutOfBounds | None:
+    """The access TPU interpret mode stopped at, as an out-of-bounds event: its buffer (the entry's
+    one array of that shape, else the kernel's name for it, else the shape), the flat index of the
+    first element it names, the buffer's extent."""
+    found = _OUTSIDE.search(str(err))
+    if found is None:
+        return None
+    kind = "write" if found.group(1) in ("write", "swap") else "read"
+    shape = tuple(int(d) for d in found.group("shape").replace(" ", "").split(",") if d)
+    starts = [int(m.group(1) if m.group(1) is not None else m.group(2))
+              for m in re.finditer(r"slice\((-?\d+)[^)]*\)|(-?\d+)", found.group("range"))]
+    starts = starts[:len(shape)] if len(starts) >= len(shape) else [0] * len(shape)
+    index = 0
+    for start, extent in zip(starts, shape):
+        index = index * extent + start
+    named = [name for name, array in arrays.items() if array.shape == shape]
+    buffer = named[0] if len(named) == 1 else found.group("name") or f"an array of shape {list(shape)}"
+    return OutOfBounds(buffer, kind, index, int(np.prod(shape)) if shape else 1, {})
 
 
 @contextlib.contextmanager
@@ -127,11 +184,22 @@ def _poisoned_outputs() -> Iterator[None]:
             return real(shape, dtype)
         return jnp.asarray(fill(np.empty(shape, dtype=dtype)))
 
+    from jax._src.pallas.mosaic.interpret import utils as tpu_interpret  # TPU interpret mode's outputs
+
+    real_array = tpu_interpret.get_uninitialized_array
+
+    def poisoned_array(shape, dtype, uninitialized_memory):
+        if not (jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)):
+            return real_array(shape, dtype, uninitialized_memory)
+        return jnp.asarray(fill(np.empty(shape, dtype=dtype)))
+
     primitives.uninitialized_value = poisoned
+    tpu_interpret.get_uninitialized_array = poisoned_array
     try:
         yield
     finally:
         primitives.uninitialized_value = real
+        tpu_interpret.get_uninitialized_array = real_array
 
 
 def _flatten(value: Any) -> list[Any]:

@@ -48,13 +48,16 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from lowercheck.dialects import tt
+from lowercheck.dialects.kernel import BOUNDS_CHECKED
 from lowercheck.errors import SourceLocation, Unsupported
 from lowercheck.frontends.pallas.capture import location, row_major
 from lowercheck.frontends.pallas.lanes import Lanes
+from lowercheck.runners.pallas_interp import is_tpu_kernel
 
 I32 = IntegerType(32)
 I1 = IntegerType(1)
@@ -1167,6 +1170,8 @@ def build_kernel(call, path: str, symbol: str) -> tt.FuncOp:
                                         "function_type": FunctionType.from_lists(arg_types, []),
                                         "sym_visibility": StringAttr("public")},
                             regions=[Region(entry)])
+    if is_tpu_kernel(eqn.params.get("compiler_params"), n_prefetch):  # its runs check bounds
+        func.attributes[BOUNDS_CHECKED] = UnitAttr()
     line = _kernel_line(body, path)
     if line is not None:
         func.location = FileLineColLoc(StringAttr(path), IntAttr(line), IntAttr(1))

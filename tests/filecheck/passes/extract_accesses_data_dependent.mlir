@@ -41,6 +41,6 @@ builtin.module {
 
 // CHECK:      access.kernel @embed_kernel
 // CHECK-NEXT:   access.access {buffer = "ids", kind = "read", {{.*}} indices = ["GRID0"], {{.*}} id = "r0"
-// CHECK-NEXT:   access.indirect {buffer = "table", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a loaded value)"}
+// CHECK-NEXT:   access.indirect {buffer = "table", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a loaded value)", id = "r1"}
 // CHECK-NEXT:   access.access {buffer = "out", kind = "write", {{.*}} indices = ["GRID0*d + LANE0"], {{.*}} guard = ["(GRID0 < n) & Ne(scale, 0)"]
 // CHECK-NOT:    access.unmodelled

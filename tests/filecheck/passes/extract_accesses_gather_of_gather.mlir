@@ -1,7 +1,8 @@
 // RUN: lowercheck opt %s -p extract-accesses | filecheck %s
 // A gather through a gather (`x[ids[rows[b]]]`, a MoE token's row through its tile's expert): the
-// inner read is `access.indirect` (indexed by `rows`), and what it loads is computed from `rows` too,
-// so the outer read is `access.indirect` with the same sources, never `access.unmodelled`.
+// inner read is `access.indirect` (indexed by `rows`) with an id of its own, and what it loads is
+// computed from `rows` and from it, so the outer read is `access.indirect` with both as sources,
+// never `access.unmodelled`.
 
 builtin.module {
   kernel.entry @gather2 attributes {language = "cuda", file = "gather2.cu"} {
@@ -28,7 +29,7 @@ builtin.module {
 
 // CHECK:      access.kernel @gather2_kernel
 // CHECK-NEXT:   access.access {buffer = "rows", kind = "read", {{.*}} id = "r0"
-// CHECK-NEXT:   access.indirect {buffer = "ids", kind = "read", space = "global", element_type = i32, sources = ["r0"]
-// CHECK-NEXT:   access.indirect {buffer = "x", kind = "read", space = "global", element_type = f32, sources = ["r0"]
-// CHECK-NEXT:   access.access {buffer = "out", kind = "write", {{.*}} indices = ["GRID0"], {{.*}} sources = ["r0"]
+// CHECK-NEXT:   access.indirect {buffer = "ids", kind = "read", space = "global", element_type = i32, sources = ["r0"], {{.*}} id = "r1"}
+// CHECK-NEXT:   access.indirect {buffer = "x", kind = "read", space = "global", element_type = f32, sources = ["r0", "r1"], {{.*}} id = "r2"}
+// CHECK-NEXT:   access.access {buffer = "out", kind = "write", {{.*}} indices = ["GRID0"], {{.*}} sources = ["r0", "r1", "r2"]
 // CHECK-NOT:    access.unmodelled

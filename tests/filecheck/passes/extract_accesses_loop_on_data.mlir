@@ -36,5 +36,5 @@ builtin.module {
 
 // CHECK:      access.kernel @ragged_kernel
 // CHECK-NEXT:   access.access {buffer = "lens", kind = "read", {{.*}} id = "r0"
-// CHECK-NEXT:   access.indirect {buffer = "x", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a loop index whose bounds come from loaded data)"}
+// CHECK-NEXT:   access.indirect {buffer = "x", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a loop index whose bounds come from loaded data)", id = "r1"}
 // CHECK-NEXT:   access.access {buffer = "total", kind = "write", {{.*}} indices = ["GRID0"], {{.*}} data_condition = "a loop whose trips come from loaded values (r0)"}

@@ -37,6 +37,6 @@ builtin.module {
 
 // CHECK:      access.kernel @draw_kernel
 // CHECK-NEXT:   access.access {buffer = "p0", kind = "read", {{.*}} id = "r0"
-// CHECK-NEXT:   access.indirect {buffer = "u", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a value a while loop carries)"}
+// CHECK-NEXT:   access.indirect {buffer = "u", kind = "read", space = "global", element_type = f32, sources = ["r0"], reason = "an index computed from loaded data (a value a while loop carries)", id = "r1"}
 // CHECK-NEXT:   access.access {buffer = "count", kind = "write", {{.*}} indices = ["GRID0"], {{.*}} data_condition = "a while loop whose trips lowercheck does not enumerate"}
 // CHECK-NOT:    access.unmodelled

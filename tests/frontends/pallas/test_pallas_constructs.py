@@ -16,8 +16,8 @@ import sympy
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from lowercheck import ir  # noqa: E402
-from lowercheck.dialects.access import AccessOp, BufferOp, UnmodelledOp  # noqa: E402
-from lowercheck.dialects.kernel import EntryOp, ParamOp  # noqa: E402
+from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, UnmodelledOp  # noqa: E402
+from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, ParamOp  # noqa: E402
 from lowercheck.errors import Unsupported  # noqa: E402
 from lowercheck.frontends import language_of  # noqa: E402
 from lowercheck.frontends import pallas as frontend  # noqa: E402
@@ -91,7 +91,8 @@ def test_two_index_arrays_broadcast_to_one_tile() -> None:
 def test_scalar_prefetch_operands_are_whole_arrays() -> None:
     """The prefetched arrays are the kernel's first arguments; the index_map's `order[i]` and the
     body's `scale[i]` read them at the program id; the window x is copied from depends on data,
-    which the access IR says (unmodelled), not a guess."""
+    which the access IR says, not a guess: a TPU kernel (scalar prefetch) runs in TPU interpret
+    mode, which checks bounds (`lowercheck.bounds_checked`), so the window is `access.indirect`."""
     module = lower("prefetch_blocks.py", {"order": (("blocks",), "int32"), "scale": (("blocks",), F32),
                                           "x": (("rows", "cols"), F32)}, {"blocks": 4, "rows": 32, "cols": 128})
     [launch] = entry_of(module).launches
@@ -100,8 +101,11 @@ def test_scalar_prefetch_operands_are_whole_arrays() -> None:
     assert strings(found["read order"].indices) == ["GRID0"]
     assert strings(found["read scale"].indices) == ["GRID0"]
     assert found["read scale"].access_id.data in strings(found["write return0"].sources)
-    [gathered] = unmodelled(module)
-    assert gathered.buffer.data == "x" and "loaded" in gathered.reason.data
+    assert not unmodelled(module)
+    [gathered] = [op for op in extract_accesses(module).walk() if isinstance(op, IndirectOp)]
+    assert gathered.buffer.data == "x" and strings(gathered.sources) == [found["read order"].access_id.data]
+    kernel = next(op for op in module.ops if not isinstance(op, EntryOp))
+    assert BOUNDS_CHECKED in kernel.attributes
 
 
 def test_scratch_buffer_is_one_per_program() -> None:
