@@ -1006,11 +1006,12 @@ def fori_form(eqn) -> bool:
 
 @lowering("while")
 def _while(b: KernelBuilder, eqn) -> None:
-    """`lax.fori_loop` with traced bounds as `scf.for` from its start to its bound; other while loops
-    (a condition on data) are not modelled."""
+    """`lax.fori_loop` with traced bounds as `scf.for` from its start to its bound; any other while
+    loop (`lax.while_loop` on a condition on data) as `scf.while`: its condition computed in the
+    before region, its body in the after region (extract-accesses enumerates what it can)."""
     if not fori_form(eqn):
-        raise Unsupported("a while loop (only fori_loop-style loops, `counter < bound` stepping by one, "
-                          "are modelled)", b.where)
+        _general_while(b, eqn)
+        return
     body = eqn.params["body_jaxpr"]
     if body.consts:
         raise Unsupported("a loop body with captured constants", b.where)
@@ -1025,6 +1026,31 @@ def _while(b: KernelBuilder, eqn) -> None:
     b.emit(op)
     final_counter = b.emit(arith.MaxSIOp(start, bound))  # the counter after the loop
     for var, result in zip(eqn.outvars, [final_counter, bound, *op.results], strict=True):
+        b.values[var] = result
+
+
+def _general_while(b: KernelBuilder, eqn) -> None:
+    cond, body = eqn.params["cond_jaxpr"], eqn.params["body_jaxpr"]
+    if cond.consts or body.consts:
+        raise Unsupported("a while loop with captured constants", b.where)
+    n_cond, n_body = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
+
+    def bound(v):
+        return b.values[v] if not _is_literal(v) else b.value(v)
+    cond_consts = [bound(v) for v in eqn.invars[:n_cond]]
+    body_consts = [bound(v) for v in eqn.invars[n_cond:n_cond + n_body]]
+    inits = [b.value(v) for v in eqn.invars[n_cond + n_body:]]
+    types = [v.type for v in inits]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    (going,) = b.nested(cond.jaxpr, [*cond_consts, *before.args], before)
+    if going.type != I1:
+        raise Unsupported(f"a while loop whose condition is a `{going.type}`, not one boolean", b.where)
+    before.add_op(scf.ConditionOp(going, *before.args))
+    outs = b.nested(body.jaxpr, [*body_consts, *after.args], after)
+    after.add_op(scf.YieldOp(*outs))
+    op = scf.WhileOp(inits, types, [before], [after])
+    b.emit(op)
+    for var, result in zip(eqn.outvars, op.results, strict=True):
         b.values[var] = result
 
 

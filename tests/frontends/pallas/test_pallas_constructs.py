@@ -252,3 +252,17 @@ def test_threefry_rounds_are_jaxs_threefry() -> None:
     # jax hashes the first half of its counts as x1 and the second as x2
     theirs = threefry_2x32((jnp.uint32(key[0]), jnp.uint32(key[1])), jnp.concatenate([jnp.asarray(hi), jnp.asarray(lo)]))
     np.testing.assert_array_equal(np.concatenate(mine), np.asarray(theirs))
+
+
+def test_a_while_loop_on_data_is_an_scf_while() -> None:
+    """`lax.while_loop` whose condition reads data (not fori_loop's `counter < bound`) lowers as an
+    `scf.while`; in a TPU kernel, whose runs check bounds, its trips are not enumerated and the
+    access it indexes with its carried row is `access.indirect`, the rest fully modelled."""
+    module = lower("while_on_data.py", {"limits": (("blocks",), F32), "x": (("rows", "cols"), F32)},
+                   {"blocks": 4, "rows": 32, "cols": 128})
+    assert "scf.while" in ir.print_ir(module)
+    assert not unmodelled(module)
+    [indexed] = [op for op in extract_accesses(module).walk() if isinstance(op, IndirectOp)]
+    assert indexed.buffer.data == "x"
+    found = accesses(module)
+    assert strings(found["write return0"].indices) and "read limits" in found
