@@ -16,7 +16,9 @@ value = 1e-6       # a number, a boolean, a string ("mean"), a list (a tuple); `
 items = [{ shape = ["n"], dtype = "float32" }, { none = true }]
 [args.block_sizes] # an object the entry's own module makes (a config dataclass), in every run
 construct = "BlockSizes"        # or "BlockSizes.get_default": a factory
-kwargs = { block_q = 64 }
+kwargs = { block_q = 64 }       # values: numbers, strings, lists, tables (dicts), constructs
+                                # (`mask = { construct = "mask_lib.CausalMask", kwargs = {...} }`);
+                                # `item = 0`: the first of what the construct returns
 [launch]           # the entry is a kernel itself (a `@triton.jit` kernel, no wrapper): its grid
 grid = ["(n + 1023) // 1024"]   # one to three extents over the sizes
 ```
@@ -42,27 +44,52 @@ ROLES = ("in", "out", "inout")
 
 @dataclass(frozen=True)
 class Construct:
-    """A spec's `construct`: the value is `NAME(**kwargs)`, NAME (dotted: `BlockSizes.get_default`)
-    looked up in the entry's module when the entry is called (capture and runs alike)."""
+    """A spec's `construct`: the value is `NAME(**kwargs)`, NAME (dotted: `BlockSizes.get_default`,
+    `mask_lib.CausalMask` of a module the entry's imports) looked up in the entry's module when the
+    entry is called (capture and runs alike); `item`: element `item` of what it returns (a factory
+    that returns a pair). A dotted NAME that is no callable, without kwargs, is that value itself
+    (an enum member: `QKVLayout.HEAD_DIM_MINOR`)."""
 
     name: str
-    # (keyword, value); a table's value is its (key, value) pairs, passed as a dict (`triton.Config({"BLOCK": 64})`)
+    # (keyword, value); a value is a scalar, a tuple (a TOML list), a `Table` (passed as a dict:
+    # `triton.Config({"BLOCK": 64})`) or a `Construct` of its own (made first)
     kwargs: tuple[tuple[str, object], ...] = ()
+    item: int | None = None
 
     def make(self, namespace: dict):
         head, *rest = self.name.split(".")
         target = namespace.get(head)
         for part in rest:
             target = getattr(target, part, None)
+        if target is not None and not callable(target) and not self.kwargs and self.item is None and rest:
+            return target  # `QKVLayout.HEAD_DIM_MINOR`: an enum member, a class's constant
         if not callable(target):
             raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define",
                             hint="name a class or function the entry's file defines or imports")
-        kwargs = {k: dict(v) if isinstance(v, tuple) else v for k, v in self.kwargs}
+        kwargs = {k: _made(v, namespace) for k, v in self.kwargs}
         try:
-            return target(**kwargs)
+            made = target(**kwargs)
+            return made[self.item] if self.item is not None else made
         except Exception as err:  # noqa: BLE001 - the user's class rejected the spec's kwargs
             raise UserError(f"the spec's `construct = \"{self.name}\"` raised {type(err).__name__}: {err}",
                             hint="check the construct's kwargs against its signature") from None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A TOML table among a construct's kwargs: passed as a dict."""
+
+    pairs: tuple[tuple[str, object], ...]
+
+
+def _made(value: object, namespace: dict) -> object:
+    if isinstance(value, Construct):
+        return value.make(namespace)
+    if isinstance(value, Table):
+        return {k: _made(v, namespace) for k, v in value.pairs}
+    if isinstance(value, tuple):
+        return tuple(_made(v, namespace) for v in value)
+    return value
 
 
 def constructed(value, fn):
@@ -155,7 +182,8 @@ def load(path: str | None) -> Spec:
         role = entry.get("role")
         if role is not None and role not in ROLES:
             raise UserError(f"[args.{name}] role `{role}` is not one of {', '.join(ROLES)}", where)
-        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items", "range", "construct", "kwargs"}
+        unknown_keys = set(entry) - {"shape", "dtype", "role", "value", "none", "items", "range", "construct", "kwargs",
+                                     "item"}
         if unknown_keys:
             raise UserError(f"[args.{name}] has unknown key(s) {', '.join(sorted(unknown_keys))}", where,
                             hint="an argument has shape, dtype, role, range, a value (value = ..., none = true, "
@@ -283,19 +311,29 @@ def _fixed_value(name: str, entry: dict, where: SourceLocation) -> tuple[bool, b
 def _construct(name: str, entry: dict, where: SourceLocation) -> Construct:
     """`construct = "BlockSizes"` with `kwargs = { block_q = 64 }`, or `construct =
     "BlockSizes.get_default"`: an object the entry's own module makes (a config dataclass)."""
-    target, kwargs = entry["construct"], entry.get("kwargs", {})
+    target, kwargs, item = entry["construct"], entry.get("kwargs", {}), entry.get("item")
     if not isinstance(target, str) or not all(part.isidentifier() for part in target.split(".")) or \
-            {"value", "none"} & set(entry):
+            {"value", "none"} & set(entry) or set(entry) - {"construct", "kwargs", "item"}:
         raise UserError(f"[args.{name}] construct names a class or function of the entry's module", where,
                         hint='construct = "BlockSizes" (with kwargs = { block_q = 64 }), or "BlockSizes.get_default"')
-    scalar = (bool, int, float, str)
-    if not isinstance(kwargs, dict) or not all(
-            isinstance(v, scalar) or (isinstance(v, dict) and all(isinstance(x, scalar) for x in v.values()))
-            for v in kwargs.values()):
-        raise UserError(f"[args.{name}] kwargs is a table of numbers, booleans, strings and tables of them", where,
-                        hint="kwargs = { block_q = 64, block_k = 64 }")
-    frozen = tuple(sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in kwargs.items()))
-    return Construct(target, frozen)
+    if item is not None and (not isinstance(item, int) or isinstance(item, bool) or item < 0):
+        raise UserError(f"[args.{name}] item is the index of the element of what the construct returns", where,
+                        hint="item = 0 takes the first of a returned pair")
+
+    def frozen(value: object) -> object:
+        if isinstance(value, dict) and "construct" in value:  # `mask = { construct = "CausalMask", ... }`
+            return _construct(name, value, where)
+        if isinstance(value, dict):
+            return Table(tuple(sorted((k, frozen(v)) for k, v in value.items())))
+        if isinstance(value, list):
+            return tuple(frozen(v) for v in value)
+        if isinstance(value, (bool, int, float, str)):
+            return value
+        raise UserError(f"[args.{name}] kwargs holds numbers, booleans, strings, lists, tables and constructs",
+                        where, hint="kwargs = { block_q = 64, shape = [128, 128] }")
+    if not isinstance(kwargs, dict):
+        raise UserError(f"[args.{name}] kwargs is a table", where, hint="kwargs = { block_q = 64, block_k = 64 }")
+    return Construct(target, tuple(sorted((k, frozen(v)) for k, v in kwargs.items())), item)
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:

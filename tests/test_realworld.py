@@ -90,6 +90,10 @@ PARTLY = [
     # a TPU kernel (run in TPU interpret mode, which checks bounds): pages looked up in a prefetched
     # table, a carried batch index that skips empty sequences
     (f"{PALLAS}/tpu/paged_attention/paged_attention_kernel.py", "paged_attention"),
+    # the spec's mask info made by splash attention's own `process_mask` from nested constructs
+    # (a MultiHeadMask of FullMasks), its block tables prefetched for the index maps
+    (f"{PALLAS}/tpu/splash_attention/splash_attention_kernel.py", "_splash_attention_forward"),
+    (f"{PALLAS}/tpu/splash_attention/splash_attention_kernel.py", "_splash_attention_bwd_dkv"),
 ]
 
 # (file, entry or None for the whole file, what stops it today)

@@ -105,6 +105,46 @@ def test_a_construct_takes_tables_as_dicts(tmp_path) -> None:
     path.write_text('[args.cfg]\nconstruct = "Config"\nkwargs = { kwargs = { BLOCK_M = 64 }, num_warps = 4 }\n')
     made = spec_module.load(str(path)).args["cfg"].value.make({"Config": lambda kwargs, num_warps: (kwargs, num_warps)})
     assert made == ({"BLOCK_M": 64}, 4)
-    path.write_text('[args.cfg]\nconstruct = "Config"\nkwargs = { kwargs = { inner = { deeper = 1 } } }\n')
-    with pytest.raises(UserError, match="tables of them"):
+    path.write_text('[args.cfg]\nconstruct = "Config"\nkwargs = { kwargs = { when = 1979-05-27 } }\n')
+    with pytest.raises(UserError, match="numbers, booleans, strings, lists, tables and constructs"):
         spec_module.load(str(path))
+
+
+def test_a_construct_makes_its_nested_constructs_first_and_takes_an_item(tmp_path) -> None:
+    """`mask = { construct = "lib.Causal", kwargs = { shape = [8, 8] } }` among the kwargs is made
+    first (a list of them too); `item = 0` takes the first of a returned pair (splash attention's
+    `process_mask` returns the mask info and a mask function)."""
+    import types
+
+    from lowercheck import spec as spec_module
+
+    path = tmp_path / "c.toml"
+    path.write_text('[args.info]\nconstruct = "process"\nitem = 0\n'
+                    '[args.info.kwargs]\nblock = [4, 4]\n'
+                    'mask = { construct = "lib.Heads", kwargs = { masks = [{ construct = "lib.Causal", kwargs = '
+                    '{ shape = [8, 8] } }, { construct = "lib.Causal", kwargs = { shape = [8, 8] } }] } }\n')
+    lib = types.SimpleNamespace(Causal=lambda shape: ("causal", shape), Heads=lambda masks: ("heads", masks))
+    made = spec_module.load(str(path)).args["info"].value.make(
+        {"lib": lib, "process": lambda mask, block: ((mask, block), "function")})
+    assert made == (("heads", (("causal", (8, 8)), ("causal", (8, 8)))), (4, 4))
+    path.write_text('[args.info]\nconstruct = "process"\nitem = -1\n')
+    with pytest.raises(UserError, match="item is the index"):
+        spec_module.load(str(path))
+
+
+def test_a_construct_naming_a_constant_is_that_value(tmp_path) -> None:
+    """`construct = "QKVLayout.HEAD_DIM_MINOR"` (no kwargs): an enum member is passed as itself."""
+    import enum
+
+    from lowercheck import spec as spec_module
+
+    class Layout(enum.Enum):
+        HEAD_DIM_MINOR = 0
+        SEQ_MINOR = 1
+
+    path = tmp_path / "c.toml"
+    path.write_text('[args.layout]\nconstruct = "Layout.SEQ_MINOR"\n')
+    assert spec_module.load(str(path)).args["layout"].value.make({"Layout": Layout}) is Layout.SEQ_MINOR
+    path.write_text('[args.layout]\nconstruct = "Layout.MISSING"\n')
+    with pytest.raises(UserError, match="does not define"):
+        spec_module.load(str(path)).args["layout"].value.make({"Layout": Layout})
