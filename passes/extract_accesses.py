@@ -383,6 +383,23 @@ def _fail(what: str):
 for _name, _fn in _INT_BINARY.items():
     RULES[_name] = (lambda fn: lambda op, st: elementwise(st, op, fn))(_fn)
 
+
+def _short_circuit(name: str, decided: sympy.Basic):
+    """`false && c` is false and `true || c` true whatever c is (opaque: a condition on loaded
+    data): an access under it is known never (or always) to happen."""
+    def rule(op: Operation, st: State) -> None:
+        for operand in op.operands:
+            v = st.get(operand)
+            if isinstance(v, Tile) and not v.dims and v.expr is decided:
+                st.values[op.results[0]] = Tile(decided)
+                return
+        elementwise(st, op, _INT_BINARY[name])
+    return rule
+
+
+RULES["arith.andi"] = _short_circuit("arith.andi", sympy.false)
+RULES["arith.ori"] = _short_circuit("arith.ori", sympy.true)
+
 _PASSTHROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
                 "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast")
 
@@ -1087,7 +1104,7 @@ def _scf_if(op: Operation, st: State) -> None:
     branch_results = []
     for region, c in ((op.regions[0], cexpr), (op.regions[1] if len(op.regions) > 1 else None,
                                                 sympy.Not(cexpr) if cexpr is not None else None)):
-        if region is None or not region.blocks:
+        if region is None or not region.blocks or c is sympy.false:  # a branch no work item takes
             branch_results.append(None)
             continue
         saved, saved_conditions = st.guard, st.data_conditions
@@ -1101,6 +1118,9 @@ def _scf_if(op: Operation, st: State) -> None:
     for i, result in enumerate(op.results):
         a = then_vals[i] if then_vals else None
         b = else_vals[i] if else_vals else None
+        if cexpr is sympy.true or cexpr is sympy.false:  # the one branch taken
+            st.values[result] = (a if cexpr is sympy.true else b) or Opaque("an untaken branch's value")
+            continue
         if isinstance(a, Tile) and isinstance(b, Tile) and cexpr is not None:
             st.values[result] = a if a.expr == b.expr else Tile(
                 sympy.Piecewise((a.expr, cexpr), (b.expr, True)), a.dims, a.sources | b.sources)

@@ -90,17 +90,24 @@ PARTLY = [
     # a TPU kernel (run in TPU interpret mode, which checks bounds): pages looked up in a prefetched
     # table, a carried batch index that skips empty sequences
     (f"{PALLAS}/tpu/paged_attention/paged_attention_kernel.py", "paged_attention"),
+    # `int32_t** block_lists` in the struct passed by value: the table and the memory it points into;
+    # the copy instance's rotary code under `inv_freq != nullptr && ...` (null there) never taken
+    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/linear_blocked_kv_rotary/blocked_kv_rotary_cuda.cu",
+     "launch_kv_rotary_kernel"),
+    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/linear_blocked_kv_rotary/blocked_kv_rotary_cuda.cu",
+     "launch_kv_copy_kernel"),
     # the spec's mask info made by splash attention's own `process_mask` from nested constructs
     # (a MultiHeadMask of FullMasks), its block tables prefetched for the index maps
     (f"{PALLAS}/tpu/splash_attention/splash_attention_kernel.py", "_splash_attention_forward"),
     (f"{PALLAS}/tpu/splash_attention/splash_attention_kernel.py", "_splash_attention_bwd_dkv"),
+    # `lax.while_loop` over the sequences, KV buffers read back reshaped, `jnp.sign`
+    (f"{PALLAS}/tpu/ragged_paged_attention/kernel.py", "ragged_paged_attention"),
 ]
 
 # (file, entry or None for the whole file, what stops it today)
 GAPS = [
-    ("deepspeed/deepspeed/inference/v2/kernels/ragged_ops/linear_blocked_kv_rotary/blocked_kv_rotary_cuda.cu",
-     "launch_kv_copy_kernel", "LC901: the type `int32_t **` (the KV cache's per-sequence block lists, a "
-     "pointer to pointers) is not supported"),
+    (f"{DEEPSPEED}/adam/multi_tensor_adam.cu", "multi_tensor_adam_cuda", "LC901: the launcher parameter "
+     "`tensor_lists` of type `std::vector<std::vector<at::Tensor>>` (multi_tensor_apply's lists of tensors)"),
 ]
 
 

@@ -208,11 +208,26 @@ def is_bundle(t: ci.Type) -> bool:
     return decl.spelling not in _NOT_BUNDLES
 
 
+ROWS = "*rows"  # the path step of a pointer-to-pointers member's memory (`struct_leaves`)
+
+
+def pointer_rows(t: ci.Type) -> CType | None:
+    """For `T**` (a pointer to pointers to a scalar T, a table of device pointers: the KV cache's
+    block lists per sequence, a batch of matrices), the pointer type `T*` its entries have."""
+    canon = t.get_canonical()
+    if canon.kind != TK.POINTER or canon.get_pointee().get_canonical().kind != TK.POINTER:
+        return None
+    inner = from_clang(canon.get_pointee())
+    return inner if inner is not None and inner.elem is not None and inner.elem.kind not in ("void", "ptr") else None
+
+
 def struct_leaves(t: ci.Type, name: str) -> list[tuple[str, tuple[str, ...], CType | None]]:
     """A struct parameter as the values it bundles, nested structs flattened: (the value's name,
     its path of members, its type), `batch_desc_kv_desc_block_size` for `batch_desc.kv_desc.block_size`.
-    A member lowercheck does not model (a pointer to pointers, an array) has type None: it is
-    passed to nobody, and a kernel that reads it is not lowered."""
+    A pointer to pointers (`int32_t** block_lists`) is two values: its table, as element offsets
+    (int64), and the memory they point into (`..._block_lists_rows`, path step `ROWS`). A member
+    lowercheck does not model (an array) has type None: it is passed to nobody, and a kernel that
+    reads it is not lowered."""
     found: list[tuple[str, tuple[str, ...], CType | None]] = []
 
     def walk(record: ci.Type, path: tuple[str, ...]) -> None:
@@ -221,6 +236,11 @@ def struct_leaves(t: ci.Type, name: str) -> list[tuple[str, tuple[str, ...], CTy
             here = (*path, f.spelling)
             if struct_of_members(ft):
                 walk(ft, here)
+                continue
+            rows = pointer_rows(ft)
+            if rows is not None:  # `int32_t** block_lists`: the pointers (as offsets), and what they point into
+                found.append(("_".join((name, *here)), here, CType("ptr", 64, False, INT64)))
+                found.append(("_".join((name, *here)) + "_rows", (*here, ROWS), rows))
                 continue
             found.append(("_".join((name, *here)), here, from_clang(ft) if not f.is_bitfield() else None))
 

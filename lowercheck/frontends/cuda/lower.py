@@ -109,6 +109,15 @@ class PointerTable:
 
 
 @dataclass(frozen=True)
+class PointerRows:
+    """A table of device pointers the kernel receives (`int32_t** block_lists`): `table[i]` is the
+    element offset of pointer i into `rows`, the memory they all point into (`ctype.pointer_rows`)."""
+
+    table: Ptr
+    rows: Ptr
+
+
+@dataclass(frozen=True)
 class PointerSlot:
     """Entry `index` of a PointerTable, as a place to read or assign."""
 
@@ -184,7 +193,7 @@ class Fixed:
 
 OBJECT = CType("struct")  # the CType an Obj travels with (never an IR type)
 
-Value = SSAValue | Ptr | Choice | Undef | Group | Vec | Packed | Address | Obj | PointerTable
+Value = SSAValue | Ptr | Choice | Undef | Group | Vec | Packed | Address | Obj | PointerTable | PointerRows
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
@@ -667,6 +676,10 @@ class KernelLowering:
             ft = f.type.get_canonical()
             if ct.struct_of_members(ft):  # nested as `ctype.struct_leaves` flattens it
                 fields[f.spelling] = self._received(ft, here, values, p)
+            elif ct.pointer_rows(ft) is not None and isinstance(values.get(here), Ptr) \
+                    and isinstance(values.get((*here, ct.ROWS)), Ptr):
+                rows = PointerRows(values[here], values[(*here, ct.ROWS)])  # type: ignore[arg-type] # checked above
+                fields[f.spelling] = Fixed(rows, ct.VOID)
             else:
                 fields[f.spelling] = Fixed(values.get(here), ct.from_clang(ft) or ct.VOID)
         return Obj(fields, record.spelling, {f.spelling: f for f in record.get_fields()})
@@ -1644,6 +1657,10 @@ class KernelLowering:
             raise self.unsupported(f"the expression `{_text(e)}`", e)
         if self.record_of(e.type) is not None:  # an object as itself (a copy is made where one is bound)
             return self.expr(kids[0])
+        if ct.pointer_rows(e.type) is not None:  # a table of pointers, read: the table itself
+            v, src = self.expr(kids[0])
+            if isinstance(v, PointerRows):
+                return v, src
         if _is_pointer(e.type) and self.record_of(e.type.get_canonical().get_pointee()) is not None:
             v, src = self.expr(kids[0])
             if isinstance(v, Obj):  # a pointer to a local object, read: the object
@@ -2152,6 +2169,16 @@ class KernelLowering:
         slot = self._pointer_slot(e)
         if slot is not None:
             return self.read(slot, e)
+        base, index = children(e)
+        if _is_pointer(base.type) and _is_pointer(base.type.get_canonical().get_pointee()):
+            table, _ = self.expr(base)
+            if isinstance(table, PointerRows):  # `block_lists[seq]`: pointer `seq`, loaded from the table
+                i, it = self.expr(index)
+                at = self.offset(table.table, self.scalar(i, index), it, e, subtract=False)
+                offset = self.emit1(arith.IndexCastOp(self.scalar(self.load(at, e), e), IndexType()), e)
+                rows = table.rows
+                start = offset if rows.offset is None else self.emit1(arith.AddiOp(rows.offset, offset), e)
+                return Ptr(rows.base, start, rows.ctype, rows.lead), rows.ctype
         if self.record_of(e.type) is not None:  # `rows[i]` of `Row* rows`: that struct, in memory
             return self.in_memory(self._subscript_ptr(e), e.type, e), OBJECT
         p = self._subscript_ptr(e)
@@ -2587,7 +2614,7 @@ _CONVERSIONS: dict[tuple[str, str], Callable[..., SSAValue]] = {
 # Calls that are conversions to their result type.
 _CONVERSION_CALLS = ("__float2half", "__float2half_rn", "__half2float", "__float2bfloat16",
                      "__float2bfloat16_rn", "__bfloat162float", "__int2float_rn", "__int2half_rn",
-                     "__double2float_rn")
+                     "__double2float_rn", "__double2half", "__double2bfloat16")
 
 _STATEMENTS: dict[ci.CursorKind, Callable[[KernelLowering, ci.Cursor], None]] = {
     K.COMPOUND_STMT: KernelLowering._compound,

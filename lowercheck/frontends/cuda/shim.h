@@ -320,6 +320,7 @@ __device__ float __frsqrt_rn(float);
   __device__ unsigned long long __half2ull_##suffix(__half);
 __LC_INT_CONVERSIONS(rn) __LC_INT_CONVERSIONS(rz) __LC_INT_CONVERSIONS(ru) __LC_INT_CONVERSIONS(rd)
 __HD__ __half __double2half(double);
+__HD__ __nv_bfloat16 __double2bfloat16(double);
 /* Classification (<cmath>, CUDA's math API): declared so that kernels parse; LC901 at the call. */
 __HD__ bool isnan(float); __HD__ bool isnan(double); __HD__ bool isinf(float); __HD__ bool isinf(double);
 __HD__ bool isfinite(float); __HD__ bool isfinite(double);

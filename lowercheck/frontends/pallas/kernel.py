@@ -146,6 +146,19 @@ class View:
     strides: tuple[int, ...] | None = None
 
 
+def _is_zero_constant(value: SSAValue) -> bool:
+    """Whether `value` is 0 as built: a constant 0, or sums and products of such (`0 + 0 * stride`,
+    the start of a full slice of a full dimension)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return isinstance(owner.value, IntegerAttr) and owner.value.value.data == 0
+    if isinstance(owner, Operation) and owner.name.endswith(".addi"):
+        return all(_is_zero_constant(o) for o in owner.operands)
+    if isinstance(owner, Operation) and owner.name.endswith(".muli"):
+        return any(_is_zero_constant(o) for o in owner.operands)
+    return False
+
+
 def store_operands(eqn) -> tuple[Any, Any]:
     """(stored value, mask or None) of swap / addupdate / masked_swap."""
     if eqn.primitive.name == "masked_swap":
@@ -350,6 +363,9 @@ class KernelBuilder:
         """`view` narrowed by `ref.at[...]` / `ref[...]` indexers (NDIndexer of slices, integers and
         index arrays: a gather, whose element positions are the arrays' values)."""
         for transform in transforms:
+            if type(transform).__name__ == "ReshapeTransform":
+                view = self._reshaped(view, tuple(int(n) for n in transform.shape))
+                continue
             if type(transform).__name__ != "NDIndexer":
                 raise Unsupported(f"a ref transformed by {type(transform).__name__}", self.where)
             gathered = tuple(int(n) for n in getattr(transform, "int_indexer_shape", ()))
@@ -379,6 +395,24 @@ class KernelBuilder:
                     dims[position] = Dim(self.binary("add", dim.start, offset), None)
             view = replace(view, dims=tuple(dims), gathered=view.gathered or gathered)
         return view
+
+    def _reshaped(self, view: View, shape: tuple[int, ...]) -> View:
+        """`ref.reshape(*shape)` of a ref that is whole after its leading integer indices
+        (`bufs.at[slot].reshape(-1, heads, dim)`): the same row-major elements, the trailing array
+        dimensions replaced by `shape`. Any other reshape (a window, a gather, strides) is not modelled."""
+        free = [axis for axis, d in enumerate(view.dims) if d.size is not None]
+        lead = free[0] if free else len(view.dims)
+        whole = all(view.dims[axis].size == view.shape[axis] and view.dims[axis].stride == 1
+                    and _is_zero_constant(view.dims[axis].start) and not view.guards[axis]
+                    for axis in range(lead, len(view.dims)))
+        if view.gathered or view.strides is not None or free != list(range(lead, len(view.dims))) or not whole \
+                or prod(shape) != prod(view.shape[lead:]):
+            raise Unsupported("a reshape of a ref that is not whole after its integer indices", self.where)
+        zero = self.i32(0)
+        return replace(view, shape=(*view.shape[:lead], *shape),
+                       dims=(*view.dims[:lead], *(Dim(zero, n) for n in shape)),
+                       window=(*view.window[:lead], *(zero for _ in shape)),
+                       guards=(*view.guards[:lead], *("" for _ in shape)))
 
     def index(self, atom: Any) -> SSAValue:
         if isinstance(atom, int):
@@ -559,6 +593,15 @@ def _neg(b: KernelBuilder, eqn) -> None:
 def _abs(b: KernelBuilder, eqn) -> None:
     (x,) = _operands(b, eqn)
     _out(b, eqn, b.emit(math.AbsFOp(x) if _is_float(x.type) else math.AbsIOp(x)))
+
+
+@lowering("sign")
+def _sign(b: KernelBuilder, eqn) -> None:
+    """`lax.sign`: 1 above zero, -1 below, x itself otherwise (zeros keep their sign, NaN stays NaN)."""
+    (x,) = _operands(b, eqn)
+    zero, one, minus = (b.constant(v, x.type) for v in (0, 1, -1))
+    below = b.create(tt.SelectOp, [b.cmp("lt", x, zero), minus, x], x.type)
+    _out(b, eqn, b.create(tt.SelectOp, [b.cmp("gt", x, zero), one, below], x.type))
 
 
 @lowering("not")

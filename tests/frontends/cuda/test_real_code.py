@@ -573,12 +573,12 @@ void launch(float* out, const float* x, const Batch& batch, int n_tokens, int di
 def test_a_struct_of_pointers_and_sizes_passed_by_value_is_its_members(tmp_path: Path) -> None:
     """A launcher and a kernel that take a struct of pointers and sizes by value (DeepSpeed's ragged
     `BatchWrapperCPP`): each member is an entry parameter of its own (`batch_meta`, `batch_seqs`,
-    `batch_cache_block_size`, nested structs flattened), a pointer to pointers is left out and
-    would be LC901 where read; run by the emulator against numpy."""
+    `batch_cache_block_size`, nested structs flattened), a pointer to pointers two (its table and
+    the memory it points into); run by the emulator against numpy."""
     path = _write(tmp_path, BUNDLES)
     text = ir.print_ir(cuda.lower(str(path), "launch"))
-    assert 'args = ["out", "x", "batch_meta", "batch_seqs", "batch_token_seq", "batch_cache_block_size", "dim"]' in text
-    assert "blocks" not in text
+    assert 'args = ["out", "x", "batch_meta", "batch_seqs", "batch_token_seq", "batch_cache_blocks", ' \
+        '"batch_cache_blocks_rows", "batch_cache_block_size", "dim"]' in text
     rng = np.random.default_rng(2)
     n_tokens, dim, n_seqs = 6, 150, 3
     seqs = np.array([[0, 2, 5, 0], [2, 3, 1, 0], [5, 1, 0, 0]], np.int32)
@@ -586,6 +586,7 @@ def test_a_struct_of_pointers_and_sizes_passed_by_value_is_its_members(tmp_path:
     x = rng.standard_normal((12, dim)).astype(np.float32)
     out = _run(path, "launch", out=poison.fill(np.zeros(n_tokens * dim, np.float32)), x=x.reshape(-1),
                batch_meta=np.array([5, n_seqs], np.int32), batch_seqs=seqs.reshape(-1), batch_token_seq=token_seq,
+               batch_cache_blocks=np.zeros(1, np.int64), batch_cache_blocks_rows=np.zeros(1, np.int32),
                batch_cache_block_size=4, n_tokens=n_tokens, dim=dim)["out"].reshape(n_tokens, dim)
     for t in range(5):  # token 5 is past `n_tokens` of the batch: not written
         s = seqs[token_seq[t]]
@@ -593,8 +594,8 @@ def test_a_struct_of_pointers_and_sizes_passed_by_value_is_its_members(tmp_path:
     assert not np.isfinite(out[5]).any() or np.isnan(out[5]).all()
 
     with_blocks = BUNDLES.replace("* batch.cache.block_size", "* batch.cache.blocks[0][0]")
-    with pytest.raises(Unsupported, match=r"int32_t \*\*"):
-        cuda.lower(str(_write(tmp_path, with_blocks, "blocks.cu")), "launch")
+    assert "memref.load %batch_cache_blocks" in ir.print_ir(cuda.lower(str(_write(tmp_path, with_blocks, "blocks.cu")),
+                                                                      "launch"))
 
 
 GROUP_DIM_STEP = """#include <cooperative_groups.h>
@@ -990,3 +991,34 @@ def test_coalesced_groups_and_bit_intrinsics() -> None:
     np.testing.assert_array_equal(bits[:, 1], [32 - int(v).bit_length() for v in w])
     np.testing.assert_array_equal(bits[:, 2], [(int(v) & -int(v)).bit_length() for v in w])
     np.testing.assert_array_equal(bits[:, 3], 2 * np.bitwise_count(u))
+
+
+POINTER_ROWS = """
+#include <cstdint>
+struct Desc { int32_t** block_lists; int32_t block_size; };   // DeepSpeed's KV cache descriptor
+struct Wrap { const int32_t* lens; Desc kv; };
+__global__ void k(int32_t* out, const Wrap w, int per_seq) {
+    int s = blockIdx.x, j = threadIdx.x;
+    if (j < per_seq) out[s * per_seq + j] = w.kv.block_lists[s][j] * w.kv.block_size + w.lens[s];
+}
+void launch(int32_t* out, const Wrap w, int n_seq, int per_seq) { k<<<n_seq, 32>>>(out, w, per_seq); }
+"""
+
+
+def test_a_table_of_device_pointers_is_offsets_into_the_memory_they_point_into(tmp_path: Path) -> None:
+    """`int32_t** block_lists` in a struct passed by value: two entry inputs, the table as int64
+    element offsets (`w_kv_block_lists`) and the memory its pointers point into
+    (`w_kv_block_lists_rows`); `block_lists[s][j]` reads row s at its offset (`access.indirect`).
+    Emulator against numpy."""
+    path = _write(tmp_path, POINTER_ROWS)
+    module = cuda.lower(str(path), "launch")
+    params = {op.pname: str(op.element_type) for op in module.walk() if type(op).__name__ == "ParamOp"}
+    assert params["w_kv_block_lists"] == "i64" and params["w_kv_block_lists_rows"] == "i32"
+    assert _unmodelled(path) == []
+    rows = np.arange(40, dtype=np.int32) * 7
+    table = np.array([0, 10, 25], np.int64)
+    lens = np.array([1, 2, 3], np.int32)
+    out = _run(path, out=poison.fill(np.empty(15, np.int32)), w_lens=lens, w_kv_block_lists=table,
+               w_kv_block_lists_rows=rows, w_kv_block_size=2, n_seq=3, per_seq=5)
+    expected = np.stack([rows[table[s]:table[s] + 5] * 2 + lens[s] for s in range(3)])
+    np.testing.assert_array_equal(out["out"].reshape(3, 5), expected)

@@ -266,3 +266,18 @@ def test_a_while_loop_on_data_is_an_scf_while() -> None:
     assert indexed.buffer.data == "x"
     found = accesses(module)
     assert strings(found["write return0"].indices) and "read limits" in found
+
+
+def test_a_whole_ref_reshaped_reads_the_same_elements() -> None:
+    """`bufs.at[slot].reshape(4, 256)` of a (2, 8, 128) scratch: the slot's 1024 elements, row-major,
+    read as 4 rows of 256 (slot * 1024 + 256 * row + column); `jnp.sign` lowers lane by lane."""
+    module = lower("reshaped_scratch.py", {"x": (("rows", "cols"), F32)}, {"rows": 32, "cols": 128})
+    assert not unmodelled(module)
+    reads = [op for op in access_ops(module) if isinstance(op, AccessOp) and op.kind.data == "read"
+             and op.space.data != "global"]
+    assert len(reads) == 1, [strings(op.indices) for op in reads]
+    (index,) = strings(reads[0].indices)
+    expr = sympy.sympify(index)
+    lanes = sorted(expr.free_symbols - {s for s in expr.free_symbols if s.name.startswith("GRID")}, key=str)
+    assert len(lanes) == 2 and {sympy.Poly(expr, *lanes).coeff_monomial(lane) for lane in lanes} == {1, 256}, index
+    assert 1024 in [int(c) for c in sympy.Poly(expr).coeffs()] or "1024" in index, index
