@@ -15,7 +15,8 @@ access.kernel @add_kernel {grid = ["floor((n + 1023)/1024)", "1", "1"]} {
 ```
 
 `id` names the access within its kernel; a write's `sources` lists the ids of the reads its
-stored value is computed from (for the dependence map of each output). Two optional facts feed the
+stored value is computed from (for the dependence map of each output), each with the steps that
+relate its work item to the write's (grammar: `lowercheck.dialects.sources`). Two optional facts feed the
 type checks: `int32` lists the subexpressions of the index that the kernel computes in 32-bit
 integers (each must fit for the sizes in use: LC209), and `accumulation` the float types in which
 the stored value's additions (adds, dot products, reductions, atomics) were done (LC305; `tf32`

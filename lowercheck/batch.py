@@ -185,6 +185,7 @@ class Outcome:
     seconds: float = 0.0
     message: str = ""
     bug_class: str | None = None  # the case's `class`, so the results file says it per case
+    dependences: dict[str, str] = field(default_factory=dict)  # the report's: output -> how LC204 judged it
 
 
 def discover(root: Path) -> list[Case]:
@@ -264,7 +265,7 @@ def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = 
     if doc.get("verdict") == "error":
         return Outcome(case.key, tool, "error", seconds=seconds, message=json.dumps(doc.get("error"))[:500])
     codes = sorted({f["code"] for f in doc["findings"] if f["severity"] in levels})
-    return Outcome(case.key, tool, doc["verdict"], codes, seconds)
+    return Outcome(case.key, tool, doc["verdict"], codes, seconds, dependences=doc.get("dependences") or {})
 
 
 def load_results(path: Path) -> dict[tuple[str, str], Outcome]:
@@ -473,6 +474,7 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
         hit, total = ours.by_code[code]
         b = base.by_code.get(code) if base else None
         lines.append(f"| {code} | {hit} / {total} | {f'{b[0]} / {b[1]}' if b else '-'} |")
+    lines += dependence_markdown(cases, outcomes)
     lines += ["", "## Missed by lowercheck", ""] + ([f"- {m}" for m in ours.missed] or ["none"])
     lines += ["", "## False positives of lowercheck", ""] + ([f"- {m}" for m in ours.flagged] or ["none"])
     lines += ["", "## Not judged by lowercheck (errors, timeouts, inconclusive)", ""] + (
@@ -480,6 +482,29 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
     if base is not None:
         lines += ["", "## Missed by the baseline", ""] + ([f"- {m}" for m in base.missed] or ["none"])
     return "\n".join(lines) + "\n"
+
+
+def dependence_markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome]) -> list[str]:
+    """How LC204 judged each output of each case (the reports' `dependences`): how many dependence
+    maps were compared, left to the runs (partly proved) or not compared, and which were not."""
+    counts = {status: 0 for status in ("compared", "left to the runs", "not compared")}
+    not_compared: list[str] = []
+    for case in cases:
+        outcome = outcomes.get((case.key, "lowercheck"))
+        for output, status in sorted((outcome.dependences if outcome else {}).items()):
+            counts[status] = counts.get(status, 0) + 1
+            if status == "not compared":
+                not_compared.append(f"`{output}` of {case.key}")
+    total = sum(counts.values())
+    share = f" ({100 * counts['not compared'] / total:.1f}%)" if total else ""
+    return ["", "## Dependence maps (LC204)", "",
+            "Per output of each case whose two sides have schedules (a PyTorch reference has none): its "
+            "dependence map (which input elements each output element is computed from) compared "
+            "statically, left to the runs (an index or a write from loaded data: partly proved), or not "
+            "compared (not exact on one side).", "",
+            f"{total} outputs: {counts['compared']} compared, {counts['left to the runs']} left to the runs, "
+            f"{counts['not compared']} not compared{share}.", "",
+            "Not compared: " + ("; ".join(not_compared) if not_compared else "none") + "."]
 
 
 def _cell_text(text: str) -> str:

@@ -156,6 +156,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     static_strength: str | None = None
     static_checks: list[static.CheckVerdict] = field(default_factory=list)
+    # Per output of the target, how its dependence map was judged (static.DEPENDENCE_STATUSES).
+    dependences: dict[str, str] = field(default_factory=dict)
     traffic: dict[str, dict[str, Any]] = field(default_factory=dict)  # side -> buffer -> bytes
     traffic_sizes: dict[str, int] = field(default_factory=dict)
     cost: Any = None  # perf.cost.CostComparison, when the static checks ran
@@ -177,6 +179,7 @@ class Report:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
                 "verdict": self.verdict, "static": self.static_strength,
                 "static_checks": [c.to_json() for c in self.static_checks],
+                "dependences": self.dependences,
                 "traffic": {"sizes": self.traffic_sizes, **self.traffic},
                 "cost": self.cost.to_json() if self.cost is not None else None, "notes": self.notes,
                 "findings": [f.to_json() for f in self.findings], "runs": [r.to_json() for r in self.runs]}
@@ -347,6 +350,8 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
                 report.findings.append(f)
         strength = result.strength if strength in (None, result.strength) else Evidence.UNSUPPORTED
         report.notes += [n for n in result.notes if n not in report.notes]
+        for output, status in result.dependences.items():
+            static.judged(report.dependences, output, status)
         for check in result.checks:  # a refutation at any size wins; otherwise the first group's words
             if check.code not in checks or check.status == Evidence.REFUTED:
                 checks[check.code] = check

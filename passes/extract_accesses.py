@@ -43,6 +43,7 @@ from xdsl.passes import ModulePass
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, LaunchOp, split_view
+from lowercheck.dialects.sources import MOVED, lane_step, merged
 from lowercheck.dialects.tt import TensorDescType
 
 # ---------------------------------------------------------------------------------------------
@@ -201,11 +202,13 @@ def tile(state: State, value: SSAValue) -> Tile:
 
 
 def sources_of(*values: Value) -> frozenset[str]:
+    """The sources of a value computed from `values`: their union, each warp butterfly or shuffle
+    chain folded into one span step (`lowercheck.dialects.sources.merged`)."""
     out: frozenset[str] = frozenset()
     for v in values:
         if isinstance(v, (Tile, Opaque)):
             out |= v.sources
-    return out
+    return merged(out) if len(values) > 1 else out
 
 
 def accum_of(*values: Value) -> frozenset[str]:
@@ -612,8 +615,6 @@ def _broadcast(op: Operation, st: State) -> None:
                                              lambda d: d if len(d) == rank else (None,) * rank)
 
 
-MOVED = "*moved*"  # a source marker: the value's elements changed lanes (transposed, reshaped)
-
 
 @rule("tt.trans")
 def _trans(op: Operation, st: State) -> None:
@@ -631,7 +632,37 @@ def _trans(op: Operation, st: State) -> None:
         value, lambda d: tuple(d[i] for i in perm) if perm else tuple(reversed(d))))
 
 
-@rule("tt.reshape", "tt.join", "tt.split", "tt.cat", "simt.shuffle", "simt.vote")
+@rule("simt.shuffle")
+def _shuffle(op: Operation, st: State) -> None:
+    """`__shfl*_sync`: the value of another lane of the warp. With a constant offset (a power of two
+    for xor) and width, over a block whose warps lie along threadIdx.x, each source gets the lane
+    step that says which lane (`lowercheck.dialects.sources`); `v + shfl(v, o)` then folds into a
+    span, so a whole butterfly or shuffle-down chain composes to "every lane of the warp". Any other
+    shuffle moves values in a way no step spells (MOVED: the dependence is not compared)."""
+    value, offset, width = st.get(op.operands[0]), st.get(op.operands[1]), st.get(op.operands[3])
+    step = None
+    if isinstance(offset, Tile) and isinstance(width, Tile) and offset.expr.is_Integer and width.expr.is_Integer:
+        o, w = int(offset.expr), int(width.expr)
+        bx = st.block[0] if st.block else None
+        along_x = bx is not None and sympy.sympify(bx).is_Integer and (
+            int(bx) % w == 0 or all(sympy.sympify(b) == 1 for b in st.block[1:]))
+        mode = prop(op, "mode").data
+        if 0 < w <= 32 and not w & (w - 1) and along_x:
+            if mode == "idx":
+                step = lane_step("LANE0", "i", o % w, w)
+            elif 0 < o < w and (mode != "xor" or not o & (o - 1)):
+                step = lane_step("LANE0", {"xor": "x", "down": "d", "up": "u"}[mode], o, w)
+    srcs: set[str] = set()
+    for source in sources_of(value):
+        if step is None or source.startswith("*"):  # a marker of loop-carried values, or no step
+            srcs |= {source, MOVED}
+        else:
+            srcs.add(source + step)
+    st.values[op.results[0]] = Opaque(f"a value from another lane ({op.name})", frozenset(srcs),
+                                      accum=accum_of(value))
+
+
+@rule("tt.reshape", "tt.join", "tt.split", "tt.cat", "simt.vote")
 def _moving(op: Operation, st: State) -> None:
     operands = [st.get(o) for o in op.operands]
     srcs = sources_of(*operands) | {MOVED}
@@ -902,12 +933,12 @@ def reduced(source: str, lane: str) -> str:
     rename (`@...`) commute and a lane reduced twice is reduced once, so they are kept sorted and
     unique: a loop of alternating row and column reductions (Sinkhorn) keeps one source per read,
     not one per path (which doubled with each trip)."""
-    head, at, tail = source.rpartition("@")
-    base, *steps = (tail if at else source).split("/")
+    cut = max(source.rfind("@"), source.rfind("~"))  # reductions commute back to the last move
+    head, tail = (source[:cut + 1], source[cut + 1:]) if cut >= 0 else ("", source)
+    base, *steps = tail.split("/")
     if lane in steps:
         return source
-    run = "/".join([base, *sorted([*steps, lane], key=_lane_order)])
-    return f"{head}@{run}" if at else run
+    return head + "/".join([base, *sorted([*steps, lane], key=_lane_order)])
 
 
 @rule("tt.scan", "tt.histogram")

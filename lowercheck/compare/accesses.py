@@ -128,6 +128,8 @@ class Relations:
     # Buffers the kernels allocate (shared, local), by their per-launch name: (space, shape).
     allocated: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     indirect: list[Indirect] = field(default_factory=list)
+    # What the dependence analysis computed once (`static.dependence`): flows, schedules, reaches.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def partly_proved(self) -> list[PartlyProved]:
         """What the static checks leave to the runs, one per buffer and kind: its accesses at indices

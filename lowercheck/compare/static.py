@@ -40,7 +40,9 @@ from lowercheck.compare.traffic import (
     sectors_per_request,
     stride_class,
 )
+from lowercheck.dialects import sources
 from lowercheck.dialects.kernel import EntryOp
+from lowercheck.dialects.sources import MOVED
 from lowercheck.errors import SourceLocation
 from lowercheck.findings import CODES, Evidence, Finding, Severity
 
@@ -83,6 +85,8 @@ class StaticResult:
     unscheduled: str | None = None  # the side that is a PyTorch reference (no accesses to compare)
     # Per side, the buffers whose accesses are only partly proved (indices or writes from loaded data).
     partly_proved: dict[str, list[PartlyProved]] = field(default_factory=dict)
+    # Per output of the target, how its dependence map was judged (LC204): `DEPENDENCE_STATUSES`.
+    dependences: dict[str, str] = field(default_factory=dict)
 
 
 # isl operations the static checks of one comparison may take (about 80 s on the 2-core machine kind
@@ -177,7 +181,8 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                     result.partly_proved[side.name].append(line)
         notes: list[str] = []
         if reference is None:
-            findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes)
+            findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes,
+                                 result.dependences)
         result.notes += [n for n in notes if n not in result.notes]
         for f in findings:
             key = (f.code, f.side, f.buffer, f.location, f.message if f.code == "LC901" else None)
@@ -570,28 +575,49 @@ def uncertain(rel: Relations, buffer: str) -> bool:
             or any(a.data_condition and a.kind != "read" for a in rel.of(buffer)))
 
 
+# How an output's dependence map was judged, best first; over several size bindings the worst stands.
+DEPENDENCE_STATUSES = ("compared", "left to the runs", "not compared")
+
+
+def judged(statuses: dict[str, str], output: str, status: str) -> None:
+    """Record `status` for `output` unless a worse one is there already."""
+    if DEPENDENCE_STATUSES.index(status) > DEPENDENCE_STATUSES.index(statuses.get(output, "compared")):
+        statuses[output] = status
+    statuses.setdefault(output, status)
+
+
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
-             correspondence: Mapping[str, str], notes: list[str]) -> list[Finding]:
+             correspondence: Mapping[str, str], notes: list[str],
+             statuses: dict[str, str] | None = None) -> list[Finding]:
+    """LC204: each output's dependence map on each input, source against target; `statuses` gets how
+    each output was judged ("left to the runs" when its accesses are partly proved, "not compared"
+    when a dependence could not be computed exactly)."""
     findings: list[Finding] = []
+    statuses = statuses if statuses is not None else {}
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
-        if uncertain(tgt, t_out) or uncertain(src, s_out):
-            continue
         if t_out in target.host_written or s_out in source.host_written:
             continue
+        if uncertain(tgt, t_out) or uncertain(src, s_out):
+            judged(statuses, t_out, "left to the runs")
+            continue
+        judged(statuses, t_out, "compared")
         # Stride class of each buffer along the fastest lane (LC205).
         for t_in, s_in in correspondence.items():
             if target.roles.get(t_in) not in ("in", "inout"):
                 continue
             if uncertain(tgt, t_in) or uncertain(src, s_in):
+                judged(statuses, t_out, "left to the runs")
                 continue
             dep_s = dependence(src, s_out, s_in)
             dep_t = dependence(tgt, t_out, t_in)
             if dep_s is UNKNOWN or dep_t is UNKNOWN:
-                notes.append(f"the dependence of `{t_out}` on `{t_in}` is not exact (a buffer that feeds "
-                             "itself, as in a shared-memory tree reduction, or values moved between lanes by "
-                             "warp shuffles or tl.trans/tl.reshape): not compared")
+                judged(statuses, t_out, "not compared")
+                why = src.memo.get(("inexact", s_out, s_in)) if dep_s is UNKNOWN else \
+                    tgt.memo.get(("inexact", t_out, t_in))
+                notes.append(f"the dependence of `{t_out}` on `{t_in}` is not exact on the "
+                             f"{'source' if dep_s is UNKNOWN else 'target'} ({why}): not compared")
                 continue
             if dep_s is None and dep_t is None:
                 continue
@@ -607,6 +633,7 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             if (dep_s.dim(isl.dim_type.in_), dep_s.dim(isl.dim_type.out)) != \
                     (dep_t.dim(isl.dim_type.in_), dep_t.dim(isl.dim_type.out)):
+                judged(statuses, t_out, "not compared")
                 notes.append(f"`{t_out}` and `{t_in}` have different ranks on the two sides: dependence not compared")
                 continue
             dep_t = dep_t.reset_tuple_id(isl.dim_type.in_).set_tuple_name(isl.dim_type.in_, s_out) \
@@ -814,8 +841,8 @@ def _scalar_or_list(values: list[int]) -> int | list[int]:
 
 
 class _Inexact(Exception):
-    """No exact dependence map: a buffer's value feeds itself (a shared-memory tree reduction), or
-    values moved between lanes (`tl.trans`, `tl.reshape`)."""
+    """No exact dependence map: a buffer's value feeds itself across the trips of a loop (an
+    accumulator in shared memory), or values moved between lanes in a way no step spells."""
 
 
 UNKNOWN = object()  # the dependence could not be computed exactly: do not compare it
@@ -823,7 +850,10 @@ UNKNOWN = object()  # the dependence could not be computed exactly: do not compa
 
 def dependence(rel: Relations, out: str, inp: str):
     """{ out[e] -> inp[j] }: the input elements each output element's stored value is computed from,
-    through shared and local buffers; None when no output value reads `inp`; UNKNOWN for a cycle."""
+    through shared and local buffers (each read of one takes what the last write before it, in
+    program order, stored there: a tree reduction composes step by step) and through moves between
+    the lanes of a warp (shuffles); None when no output value reads `inp`; UNKNOWN when that cannot
+    be known exactly."""
     result = None
     try:
         for w in rel.of(out, "write"):
@@ -831,47 +861,183 @@ def dependence(rel: Relations, out: str, inp: str):
             if reach is not None:
                 dep = w.relation.reverse().apply_range(reach)
                 result = dep if result is None else result.union(dep)
-    except _Inexact:
+    except _Inexact as err:
+        rel.memo[("inexact", out, inp)] = str(err)
         return UNKNOWN
-    return result
+    return result.coalesce() if result is not None else None
 
 
 def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl.Map | None:
     """{ work item of `acc` -> inp[j] }: what its stored value is computed from, transitively."""
+    key = ("reach", acc.kernel, acc.id, inp)
+    if key in rel.memo:
+        return rel.memo[key]
     if acc.id in active:
-        raise _Inexact(acc.id)
+        raise _Inexact(f"a value stored in `{acc.buffer}` ({acc.location}) feeds itself across the trips of a loop")
     active = active | {acc.id}
-    if "*moved*" in (src.data for src in acc.op.sources.data):
-        raise _Inexact("moved")
+    if MOVED in (src.data for src in acc.op.sources.data):
+        raise _Inexact(f"the value stored at {acc.location} moved between lanes in a way lowercheck does not "
+                       "follow (tl.reshape, tl.trans of an opaque tile, a scan or histogram, a shuffle whose "
+                       "offset varies)")
     result = None
     reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
-    for source in (s.data for s in acc.op.sources.data):
+    for source in _same_values_merged(rel, [s.data for s in acc.op.sources.data], reads):
         base, steps = parse_source(source)
         read = reads.get(base)
         if read is None:
             continue
-        aligned = _align(read.relation, acc.relation, steps)
-        if aligned is None:
+        items = _aligned_items(read.relation, acc.relation, steps)
+        if items is None:
             continue
         if read.buffer == inp:
-            part = aligned
+            part = items.apply_range(read.relation)
         elif read.space != "global":  # through a shared/local buffer: who wrote what was read
             if any(i.buffer == read.buffer and i.kind != "read" for i in rel.indirect):
-                raise _Inexact(read.buffer)  # written at indices from loaded data: who wrote what is unknown
+                raise _Inexact(f"`{read.buffer}` is written at indices computed from loaded data")
             if not _feeds(rel, read.buffer, acc.kernel, inp):
                 continue  # nothing stored there comes from `inp`: its cycles do not matter here
             part = None
-            for writer in rel.of(read.buffer, "write", "atomic"):
-                if writer.kernel != acc.kernel:
-                    continue
+            for writer, flow in _last_writers(rel, read):
                 inner = _reach(rel, writer, inp, active)
                 if inner is not None:
-                    step = aligned.apply_range(writer.relation.reverse()).apply_range(inner)
+                    step = items.apply_range(flow).apply_range(inner)
                     part = step if part is None else part.union(step)
         else:
             continue
         if part is not None:
             result = part if result is None else result.union(part)
+    if result is not None:
+        # A butterfly's rounds double the pieces of a plain union; merged each step they stay few.
+        result = result.coalesce()
+        if result.n_basic_map() > _MAX_PIECES:
+            raise _Inexact(f"the value stored at {acc.location} is computed from {result.n_basic_map()} "
+                           f"disjoint pieces of `{inp}` (more than {_MAX_PIECES})")
+    rel.memo[key] = result
+    return result
+
+
+_MAX_PIECES = 64  # pieces of one dependence map past which comparing it would cost more than it tells
+
+
+def _same_values_merged(rel: Relations, found: list[str], reads: Mapping[str, Access]) -> list[str]:
+    """A write's sources with reads that take the same value named by one of them, then merged
+    (`sources.merged`): `v[0] += __shfl_xor_sync(m, v[0], o)` reads `v[0]` twice, and the pair
+    {r, r'~x o} is the one span step r~X o only once r' is known to be r. Unmerged, each round of a
+    butterfly doubles the pieces of the dependence map."""
+    bases = {parse_source(f)[0] for f in found}
+    if len(bases) < 2:
+        return found
+    canonical: dict[str, str] = {}
+    kept: list[Access] = []
+    for base in sorted(bases):
+        read = reads.get(base)
+        if read is None:
+            continue
+        same = next((k for k in kept if _same_value(rel, k, read)), None)
+        if same is None:
+            kept.append(read)
+        else:
+            canonical[base] = same.id
+    if not canonical:
+        return found
+    renamed = set()
+    for f in found:
+        base = parse_source(f)[0]
+        renamed.add(canonical.get(base, base) + f[len(base):])
+    return sorted(sources.merged(frozenset(renamed)))
+
+
+def _same_value(rel: Relations, a: Access, b: Access) -> bool:
+    """Whether reads `a` and `b` take the same value in each work item: the same elements of the
+    same buffer, over the same work items, from the same writes (an input no launch writes has one
+    value)."""
+    if a.buffer != b.buffer or a.kernel != b.kernel or a.relation.dim(isl.dim_type.in_) != b.relation.dim(isl.dim_type.in_):
+        return False
+    name = a.relation.get_tuple_name(isl.dim_type.in_)
+    if not a.relation.is_equal(b.relation.set_tuple_name(isl.dim_type.in_, name)):
+        return False
+    if a.space == "global":
+        return not rel.of(a.buffer, "write", "atomic")
+    mine, theirs = _last_writers(rel, a), _last_writers(rel, b)
+    if len(mine) != len(theirs):
+        return False
+    flows = {w.id: f for w, f in mine}
+    for writer, flow in theirs:
+        other = flows.get(writer.id)
+        if other is None or not other.is_equal(flow.set_tuple_name(isl.dim_type.in_, name)):
+            return False
+    return True
+
+
+def _last_writers(rel: Relations, read: Access) -> list[tuple[Access, isl.Map]]:
+    """For a read of a shared/local buffer, each write of that buffer (in the same launch) with
+    { read item -> write item }: the write whose value the read takes, the last one before it in
+    program order (isl's dataflow analysis over `_schedule`). A write under a condition on loaded
+    data is a may-source: the read may take its value or an earlier one's."""
+    key = ("writers", read.kernel, read.id)
+    if key in rel.memo:
+        return rel.memo[key]
+    writers = [w for w in rel.of(read.buffer, "write", "atomic") if w.kernel == read.kernel]
+    found: list[tuple[Access, isl.Map]] = []
+    if writers:
+        must = [w for w in writers if w.data_condition is None]
+        may = [w for w in writers if w.data_condition is not None]
+        info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(read.relation))
+        if must:
+            info = info.set_must_source(_union(w.relation for w in must))
+        if may:
+            info = info.set_may_source(_union(w.relation for w in may))
+        info = info.set_schedule_map(_schedule(rel, read.kernel))
+        flow = info.compute_flow().get_may_dependence()  # { write item -> read item }, must ones included
+        by_name = {f"K{w.kernel}_{w.id}": w for w in writers}
+        maps: list[isl.Map] = []
+        flow.foreach_map(maps.append)
+        for m in maps:
+            writer = by_name.get(m.get_tuple_name(isl.dim_type.in_))
+            if writer is not None and not m.is_empty():
+                found.append((writer, m.reverse()))
+    rel.memo[key] = found
+    return found
+
+
+def _union(maps) -> isl.UnionMap:
+    result = None
+    for m in maps:
+        result = isl.UnionMap.from_map(m) if result is None else result.union(isl.UnionMap.from_map(m))
+    return result
+
+
+def _schedule(rel: Relations, kernel: int) -> isl.UnionMap:
+    """When each work item of each access of launch `kernel` happens: its block, then, in program
+    order, for each loop around it (outermost first) the loop's position and its trip, then its own
+    position (`access` ops are in program order; a loop's accesses share its SEQ variable). The
+    threads of a block are not ordered: between barriers they run at once, and a read of what
+    another thread wrote in the same interval is a race, which LC207 reports."""
+    key = ("schedule", kernel)
+    if key in rel.memo:
+        return rel.memo[key]
+    mine = [a for a in rel.accesses if a.kernel == kernel]
+    dims = {a.id: [a.relation.get_dim_name(isl.dim_type.in_, i) for i in range(a.relation.dim(isl.dim_type.in_))]
+            for a in mine}
+    first: dict[str, int] = {}
+    for pos, a in enumerate(mine):
+        for d in dims[a.id]:
+            if d.startswith("SEQ"):
+                first.setdefault(d, pos)
+    depth = max((sum(d.startswith("SEQ") for d in ds) for ds in dims.values()), default=0)
+    result = None
+    for pos, a in enumerate(mine):
+        loops = sorted((d for d in dims[a.id] if d.startswith("SEQ")), key=lambda d: (first[d], d))
+        time = [d for d in dims[a.id][:3]]
+        for loop in loops:
+            time += [str(first[loop]), loop]
+        time += [str(pos)] + ["0"] * (2 * (depth - len(loops)))
+        params = [a.relation.get_dim_name(isl.dim_type.param, i) for i in range(a.relation.dim(isl.dim_type.param))]
+        text = (f"[{', '.join(params)}] -> {{ K{kernel}_{a.id}[{', '.join(dims[a.id])}] -> "
+                f"[{', '.join(time)}] }}")
+        one = isl.UnionMap.from_map(isl.Map(text))
+        result = one if result is None else result.union(one)
+    rel.memo[key] = result
     return result
 
 
@@ -898,41 +1064,56 @@ def _feeds(rel: Relations, buffer: str, kernel: int, inp: str) -> bool:
 
 
 def parse_source(source: str) -> tuple[str, list[tuple[str, Any]]]:
-    """A write's source: a read id, then steps in order: `/LANE7` (reduced over LANE7: the read for
-    every value of it), `@LANE3=LANE9,LANE4=LANE8` (the read's lane LANE3 is the write's LANE9: the
-    value moved position, as through `tl.trans`, or two tiles were combined position by position)."""
-    parts = re.split(r"([/@])", source)
-    base, steps = parts[0], []
-    for kind, text in zip(parts[1::2], parts[2::2], strict=True):
-        if kind == "/":
-            steps.append(("reduce", text))
-        else:
-            steps.append(("rename", dict(pair.split("=", 1) for pair in text.split(",") if pair)))
-    return base, steps
+    """A write's source: its read id and steps (`lowercheck.dialects.sources`)."""
+    return sources.parse(source)
 
 
 def _align(r: isl.Map, w: isl.Map, steps: list[tuple[str, Any]]) -> isl.Map | None:
-    """`r` (a read) over `w`'s work items: after the source's steps (reductions project a lane out,
-    renames say which write lane a read lane is), each read variable equal to the write variable of
-    the same name; read variables the write lacks (a loop trip, a reduced lane) range freely: the
-    item reads for all of them."""
+    """{ work item of `w` -> element `r` reads }, after the source's steps (`_aligned_items`)."""
+    items = _aligned_items(r, w, steps)
+    return None if items is None else items.apply_range(r)
+
+
+def _aligned_items(r: isl.Map, w: isl.Map, steps: list[tuple[str, Any]]) -> isl.Map | None:
+    """{ work item of `w` -> work item of `r` }: the read items the write's value comes from. After
+    the source's steps (reductions project a lane out, renames say which write lane a read lane is,
+    lane steps relate the write's lane to the read's by a move between the lanes of a warp), each
+    read variable equal to the write variable of the same name; read variables the write lacks (a
+    loop trip, a reduced lane) range freely: the item reads for all of them."""
     names = [r.get_dim_name(isl.dim_type.in_, i) for i in range(r.dim(isl.dim_type.in_))]
-    current = list(names)
+    current: list[tuple[str | None, tuple]] = [(n, ()) for n in names]
     for kind, arg in steps:
         if kind == "reduce":
-            current = [None if c == arg else c for c in current]
+            current = [(None, ()) if c == arg else (c, chain) for c, chain in current]
+        elif kind == "rename":
+            current = [(arg.get(c, c), chain) if c is not None else (None, ()) for c, chain in current]
         else:
-            current = [arg.get(c, c) if c is not None else None for c in current]
+            current = [(c, chain + (arg,)) if c == arg.lane else (c, chain) for c, chain in current]
     names_w = [w.get_dim_name(isl.dim_type.in_, i) for i in range(w.dim(isl.dim_type.in_))]
     params = [r.get_dim_name(isl.dim_type.param, i) for i in range(r.dim(isl.dim_type.param))]
     w_params = [w.get_dim_name(isl.dim_type.param, i) for i in range(w.dim(isl.dim_type.param))]
     if params != w_params:
         return None
-    equal = [f"r_{i} = {c}" for i, c in enumerate(current) if c is not None and c in names_w]
+    equal, hidden = [], []
+    for i, (c, chain) in enumerate(current):
+        if c is None or c not in names_w:
+            continue
+        outer = c
+        for k, step in enumerate(reversed(chain)):  # the last step is the one nearest the write
+            inner = f"r_{i}" if k == len(chain) - 1 else f"t_{i}_{k}"
+            if inner != f"r_{i}":
+                hidden.append(inner)
+            equal.append(f"({step.relation(outer, inner)})")
+            outer = inner
+        if not chain:
+            equal.append(f"r_{i} = {c}")
+    body = " and ".join(equal)
+    if hidden and body:
+        body = f"exists ({', '.join(hidden)}: {body})"
     text = (f"[{', '.join(params)}] -> {{ {w.get_tuple_name(isl.dim_type.in_)}[{', '.join(names_w)}] -> "
             f"{r.get_tuple_name(isl.dim_type.in_)}[{', '.join(f'r_{i}' for i in range(len(names)))}]"
-            + (f" : {' and '.join(equal)}" if equal else "") + " }")
-    return isl.Map(text).apply_range(r)
+            + (f" : {body}" if body else "") + " }")
+    return isl.Map(text).intersect_range(r.domain())
 
 def _geometry(source: Side, target: Side) -> list[Finding]:
     s, t = geometry_text(source.module), geometry_text(target.module)
