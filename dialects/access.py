@@ -20,7 +20,10 @@ relate its work item to the write's (grammar: `lowercheck.dialects.sources`). Tw
 type checks: `int32` lists the subexpressions of the index that the kernel computes in 32-bit
 integers (each must fit for the sizes in use: LC209), and `accumulation` the float types in which
 the stored value's additions (adds, dot products, reductions, atomics) were done (LC305; `tf32`
-for a dot whose inputs are rounded to tf32). A tile access (Triton, Pallas) also lists its `lanes`: the
+for a dot whose inputs are rounded to tf32), and `combined` the operators by which the values of
+several work items, lanes or trips were combined into the stored value (`sum`, `max`, `min`,
+`product`, or `?` for a combination lowercheck cannot name: a softmax's output is ["max", "sum"];
+LC204 compares them). A tile access (Triton, Pallas) also lists its `lanes`: the
 lane of each dimension of its tile, outermost first ("" for a dimension of size 1), so that two
 accesses can be compared position by position (the same position of two tiles is the same thread of
 the program: the exactly-once check, LC203).
@@ -61,6 +64,7 @@ from lowercheck.dialects._expr import axes, strings, verify_exprs
 
 KINDS = ("read", "write", "atomic")
 SPACES = ("global", "shared", "local")
+COMBINED = frozenset({"sum", "max", "min", "product", "?"})  # `combined`: the operators a reduction names
 
 
 @irdl_op_definition
@@ -105,6 +109,7 @@ class AccessOp(IRDLOperation):
     sources = prop_def(ArrayAttr[StringAttr])
     int32 = opt_prop_def(ArrayAttr[StringAttr])
     accumulation = opt_prop_def(ArrayAttr[StringAttr])
+    combined = opt_prop_def(ArrayAttr[StringAttr])  # how several work items' values were combined
     lanes = opt_prop_def(ArrayAttr[StringAttr])  # a tile's lane per dimension, outermost first
     data_condition = opt_prop_def(StringAttr)  # it happens only where this condition on loaded data holds
     assembly_format = "attr-dict"
@@ -119,6 +124,8 @@ class AccessOp(IRDLOperation):
             verify_exprs(self.name, field, getattr(self, field).data)
         if self.int32 is not None:
             verify_exprs(self.name, "int32", self.int32.data)
+        if self.combined is not None and not {c.data for c in self.combined.data} <= COMBINED:
+            raise VerifyException(f"access.access: combined must be among {sorted(COMBINED)}")
         if self.lanes is not None and any(a.data and not a.data.startswith("LANE") for a in self.lanes.data):
             raise VerifyException("access.access: lanes must be LANE variables or \"\"")
 

@@ -7,6 +7,7 @@ source file -> front end -> IR -> extract-accesses -> static checks ┐
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -158,6 +159,8 @@ class Report:
     static_checks: list[static.CheckVerdict] = field(default_factory=list)
     # Per output of the target, how its dependence map was judged (static.DEPENDENCE_STATUSES).
     dependences: dict[str, str] = field(default_factory=dict)
+    # Per side, the compared dependence maps in words (static.StaticResult.dependence_words).
+    dependence_words: dict[str, list[str]] = field(default_factory=dict)
     traffic: dict[str, dict[str, Any]] = field(default_factory=dict)  # side -> buffer -> bytes
     traffic_sizes: dict[str, int] = field(default_factory=dict)
     cost: Any = None  # perf.cost.CostComparison, when the static checks ran
@@ -179,7 +182,7 @@ class Report:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
                 "verdict": self.verdict, "static": self.static_strength,
                 "static_checks": [c.to_json() for c in self.static_checks],
-                "dependences": self.dependences,
+                "dependences": self.dependences, "dependence_words": self.dependence_words,
                 "traffic": {"sizes": self.traffic_sizes, **self.traffic},
                 "cost": self.cost.to_json() if self.cost is not None else None, "notes": self.notes,
                 "findings": [f.to_json() for f in self.findings], "runs": [r.to_json() for r in self.runs]}
@@ -339,6 +342,7 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     seen: set[tuple] = set()
     strength = None
     checks: dict[str, static.CheckVerdict] = {}
+    words_score = -1
     for group in bindings:
         views = {name: info.at(group[0]) if per_size else info for name, info in sides.items()}
         result = static.analyse(side("source", views["source"]), side("target", views["target"]),
@@ -352,6 +356,10 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         report.notes += [n for n in result.notes if n not in report.notes]
         for output, status in result.dependences.items():
             static.judged(report.dependences, output, status)
+        # The words at the largest sizes with none of 1 (a size of 1 makes a coordinate a constant).
+        score = math.prod(group[0].values()) if group and all(v >= 2 for v in group[0].values()) else 0
+        if result.dependence_words and score >= words_score:
+            report.dependence_words, words_score = result.dependence_words, score
         for check in result.checks:  # a refutation at any size wins; otherwise the first group's words
             if check.code not in checks or check.status == Evidence.REFUTED:
                 checks[check.code] = check

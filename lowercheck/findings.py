@@ -181,14 +181,17 @@ def _lc203():
 
 @_code("LC204", Severity.ERROR, "an output depends on different input elements")
 def _lc204():
-    """What it checks: the dependence map (which input elements each output element reads)
-    is the same on both sides.
+    """What it checks: the dependence map (which input elements each output element reads, through
+    shared-memory trees, warp shuffles and loops) is the same on both sides, and the operators that
+    combine them (sum, max, min) are not disjoint.
 
-    Why it matters: a transposed or shifted index gives plausible but wrong values.
+    Why it matters: a transposed or shifted index gives plausible but wrong values; a reduction over
+    the wrong row stride or axis, or with max where the source sums, reads plausible inputs.
 
-    Example: the source reads `in[i][j]`, the port `in[j][i]`.
+    Example: the source reads `in[i][j]`, the port `in[j][i]`; the source's shared-memory tree sums a
+    row, the port takes `tl.max` of it.
 
-    Fix: correct the index expression of the load."""
+    Fix: correct the index expression of the load, or the reduction's operator."""
 
 
 @_code("LC205", Severity.WARNING, "stride/coalescing class differs")

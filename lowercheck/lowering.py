@@ -319,36 +319,120 @@ def typed(language: str, path: str) -> bool:
 
 # Seconds `lower` may spend on the relations it prints: they are a reading aid, never a verdict.
 RELATIONS_BUDGET_S = 30
+DEPENDENCE_BUDGET_S = 10  # seconds `lower --emit access` spends on the dependence maps of all outputs
+
+
+class _TooCostly(Exception):
+    """The alarm of `relations_text`: its budget of seconds ran out."""
 
 
 def relations_text(module: ModuleOp, sizes: dict[str, int] | None = None,
-                   budget_s: float = RELATIONS_BUDGET_S) -> str:
+                   budget_s: float = RELATIONS_BUDGET_S, dependence_budget_s: float = DEPENDENCE_BUDGET_S) -> str:
     """The access relations of an access module in isl notation, each with its words, as `//`
     comment lines (the IR printed before them stays parsable): for all sizes where the indices are
     quasi-affine in them, else for one size (`sizes`, the spec's first; else 1000 each). Relations
-    that take longer than `budget_s` to build are left out with a line that says so."""
+    that take longer than `budget_s` to build are left out with a line that says so. Then each
+    output's dependence maps (`_dependences_text`), within `dependence_budget_s`."""
     import signal
     import threading
 
-    class TooCostly(Exception):
-        pass
-
     def expired(signum, frame):
-        raise TooCostly
+        raise _TooCostly
 
     timed = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGALRM, expired) if timed else None
     try:
-        if timed:
-            signal.setitimer(signal.ITIMER_REAL, budget_s)
-        return _relations_text(module, sizes)
-    except TooCostly:
-        return (f"// access relations not shown: building them took more than {budget_s:.0f} s (isl; the "
-                "access IR above is complete)\n")
+        try:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, budget_s)
+            text, rel = _relations_text(module, sizes)
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _TooCostly:
+            return (f"// access relations not shown: building them took more than {budget_s:.0f} s (isl; the "
+                    "access IR above is complete)\n")
+        return text + _dependences_text(module, rel, dependence_budget_s, timed)
     finally:
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+
+
+NOT_EXACT = "not exact"  # the words of a dependence `diff` does not compare (`realworld` counts them)
+DEPENDENCE_OPERATIONS = 2 * 10**7  # isl operations one (output, input) map may take in `lower`
+
+
+def _dependences_text(module: ModuleOp, rel, budget_s: float, timed: bool) -> str:
+    """Each output's dependence map on each input (what `diff` compares: LC204) in words, with the
+    operators that combined its values; "not exact" with the reason where it cannot be composed
+    (within `DEPENDENCE_OPERATIONS` isl operations per map, and `budget_s` in all: an output the
+    alarm cuts short is "not exact" too)."""
+    import signal
+
+    import islpy as isl
+
+    from lowercheck.dialects.kernel import EntryOp
+
+    entry = next(op for op in module.ops if isinstance(op, EntryOp))
+    buffers = [p for p in entry.params if p.kind.data == "buffer"]
+    outputs = [p.pname for p in buffers if p.role.data in ("out", "inout") and rel.of(p.pname, "write")]
+    inputs = [p.pname for p in buffers if p.role.data in ("in", "inout")]
+    if not outputs or rel.unmodelled:
+        return ""
+    lines = ["// dependences: the input elements each output element's stored value is computed from (LC204)"]
+    done: set[str] = set()
+    context = isl.DEFAULT_CONTEXT
+    context.set_max_operations(DEPENDENCE_OPERATIONS)
+    try:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, budget_s)
+        _dependence_lines(rel, outputs, inputs, lines, done, context)
+    except _TooCostly:
+        lines += [f"//   {out} on its inputs: {NOT_EXACT} (composing it took more than {budget_s:.0f} s): "
+                  "`diff` may not compare it" for out in outputs if out not in done]
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        context.set_max_operations(0)
+        context.reset_operations()
+    return "\n".join(lines) + "\n"
+
+
+def _dependence_lines(rel, outputs: list[str], inputs: list[str], lines: list[str], done: set[str],
+                      context) -> None:
+    import islpy as isl
+
+    from lowercheck.compare import explain
+    from lowercheck.compare.combining import combined_by
+    from lowercheck.compare.static import UNKNOWN, dependence, operator_words
+
+    for out in outputs:
+        operators = combined_by(rel, out)
+        by = f"; combined by {' and '.join(operator_words(operators))}" if operators else ""
+        found = []
+        for inp in inputs:
+            context.reset_operations()
+            try:
+                dep = dependence(rel, out, inp)
+            except isl.Error as err:
+                if "maximal number of operations exceeded" not in str(err):
+                    raise
+                rel.memo.clear()  # what the budget cut short is not a result
+                found.append(f"//   {out} on {inp}: {NOT_EXACT} (composing it takes more than "
+                             f"{DEPENDENCE_OPERATIONS:,} isl operations): `diff` may not compare it")
+                continue
+            if dep is UNKNOWN:
+                found.append(f"//   {out} on {inp}: {NOT_EXACT} ({rel.memo.get(('inexact', out, inp))}): "
+                             "`diff` does not compare it")
+            elif dep is not None:
+                try:
+                    words = explain.describe_dependence(dep) if dep.n_basic_map() <= 16 else \
+                        f"{out} reads {inp} through {dep.n_basic_map()} pieces"
+                except isl.Error:
+                    words = f"{out} reads {inp} (isl's budget ran out putting it in words)"
+                found.append(f"//   {words}{by}")
+        lines += found
+        done.add(out)
 
 
 def _relations_text(module: ModuleOp, sizes: dict[str, int] | None) -> str:
@@ -381,4 +465,4 @@ def _relations_text(module: ModuleOp, sizes: dict[str, int] | None) -> str:
     lines = [header] + explain.describe_all(rel, triton)
     lines += [f"// partly proved: {part}" for part in rel.partly_proved()]
     lines += [f"// not modelled: {u.buffer} ({u.location}): {u.reason}" for u in rel.unmodelled]
-    return "\n".join(line if line.startswith("//") else f"//   {line}" for line in lines) + "\n"
+    return "\n".join(line if line.startswith("//") else f"//   {line}" for line in lines) + "\n", rel

@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowercheck.errors import UserError
+from lowercheck.lowering import NOT_EXACT
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "realworld"
@@ -351,6 +352,10 @@ class Row:
     definitions: int = 0  # kernel definitions in the file (`__global__`, `@triton.jit`, `pallas_call`)
     spec: bool = False  # lowered with a spec of ours (tests/realworld/specs/)
     defined: list[str] = field(default_factory=list)  # a file with no launcher: the kernels it defines
+    # Outputs with a dependence map in `lower --emit access`'s words, and those of them not exact on
+    # some input (what `diff` would leave "not compared": LC204).
+    dependences: int = 0
+    not_exact: int = 0
 
 
 _DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
@@ -445,6 +450,26 @@ def classify(code: int | None, stdout: str, stderr: str) -> tuple[str, str, str]
     return "crash", f"exit {code}" + (f" (signal {-code})" if code < 0 else "") + (f": {message}" if message else ""), where
 
 
+_DEPENDENCE = re.compile(r"^//   (?:(?P<out>\w+)\[[^\]]*\] reads |(?P<inexact>\w+) on [^:]+: " + NOT_EXACT + ")")
+
+
+def dependence_counts(stdout: str) -> tuple[int, int]:
+    """(outputs with a dependence map, those not exact on some input) from the `// dependences:`
+    lines of `lower --emit access`."""
+    seen: dict[str, bool] = {}
+    inside = False
+    for line in stdout.splitlines():
+        if line.startswith("// dependences:"):
+            inside = True
+            continue
+        if inside and (m := _DEPENDENCE.match(line)):
+            name = m["out"] or m["inexact"]
+            seen[name] = seen.get(name, False) or m["inexact"] is not None
+        elif inside and not line.startswith("//   "):
+            inside = False
+    return len(seen), sum(seen.values())
+
+
 def _message(stderr: str) -> tuple[str, str]:
     for line in stderr.splitlines():
         if m := _LOCATED.match(line):
@@ -497,6 +522,8 @@ def _lower_row(file: KernelFile, row: Row, timeout_s: float, memory_mb: int | No
     code, out, err, seconds = _run([sys.executable, "-m", "lowercheck", *lower_arguments(file, row.entry)],
                                    timeout_s, memory_mb)
     row.result, construct, where = classify(code, out, err)
+    if row.result in LOWERED:
+        row.dependences, row.not_exact = dependence_counts(out)
     row.construct, row.where, row.seconds = _strip_paths(construct), _shown_where(where, file), round(seconds, 1)
     return row
 
@@ -681,6 +708,16 @@ def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory
         out.append(total(language, [r for r in counted if r.language == language]))
     out.append(total("**all** (without templates)", counted))
     out.append(total("CUTLASS/CuTe/CUB (apart)", [r for r in rows if r.template_library]))
+    out += ["", "## Dependence maps (LC204)", "",
+            "Of the lowered rows' outputs, those whose dependence map (the input elements each output element is "
+            "computed from, the map `diff` compares) is exact on every input, and those it is not on some input "
+            "(`diff` leaves them \"not compared\"), from the `// dependences:` lines of `lower --emit access`.", "",
+            "| group | outputs | exact | not exact | not exact % |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, group in (*((language, [r for r in counted if r.language == language])
+                          for language in ("cuda", "triton", "pallas")), ("**all**", counted)):
+        outputs, inexact = sum(r.dependences for r in group), sum(r.not_exact for r in group)
+        share = f"{100 * inexact / outputs:.1f}%" if outputs else "-"
+        out.append(f"| {name} | {outputs} | {outputs - inexact} | {inexact} | {share} |")
     out += ["", "## What stops the rest, by cause", "", "All rows that are not lowered, CUTLASS/CuTe/CUB ones included; "
             "the first rule of `CAUSES` that matches a row's message decides.", "", "| rows | cuda | triton | pallas | cause |",
             "| ---: | ---: | ---: | ---: | --- |"]

@@ -44,7 +44,7 @@ from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, LaunchOp, split_view
 from lowercheck.dialects.sources import MOVED, lane_step, merged
-from lowercheck.dialects.tt import TensorDescType
+from lowercheck.dialects.tt import ATOMIC_RMW_OPS, TensorDescType
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic values
@@ -58,6 +58,9 @@ class Opaque:
     sources: frozenset[str] = frozenset()
     dims: tuple[sympy.Symbol | None, ...] = ()  # a loaded tile's lanes, per dimension
     accum: frozenset[str] = frozenset()  # float types the value's additions were done in (LC305)
+    # How the values of several work items, lanes or trips were combined into this one (`COMBINERS`):
+    # a row sum's result is {"sum"}, a softmax's {"max", "sum"} (LC204 compares them).
+    combined: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,8 @@ class State:
     # An indirect access (`access.indirect`, no id of its own) -> the reads its index came from: what
     # it loads is computed from them (`x[ids[rows[i]]]` is indirect through `rows` too).
     indirect_sources: dict[Operation, frozenset[str]] = field(default_factory=dict)
+    # A read id -> (buffer, space): which joins are a tree's (`_joins_instances`).
+    read_buffers: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def loaded(self, op: Operation, access_id: str | None, dims: tuple = ()) -> Opaque:
         """The value `op` loads: from its own read, or from the reads an indirect one depends on."""
@@ -219,6 +224,112 @@ def accum_of(*values: Value) -> frozenset[str]:
     return out
 
 
+def combined_of(*values: Value) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for v in values:
+        if isinstance(v, Opaque):
+            out |= v.combined
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Combining operators: how a reduction merges its values (the `combined` of a value, an access's
+# `combined` property). Only the places where values of several work items, lanes or trips meet
+# name one: a tt.reduce's region, tt.dot, an atomic, a loop accumulator, an op joining a value with
+# its copy from another lane (a shuffle) or two reads of one shared or local buffer (a tree). A
+# combination lowercheck cannot name there is UNNAMED, and LC204 then compares no operators.
+
+UNNAMED = "?"
+COMBINERS = {
+    "arith.addf": "sum", "arith.addi": "sum",
+    "arith.maximumf": "max", "arith.maxnumf": "max", "arith.maxsi": "max", "arith.maxui": "max",
+    "arith.minimumf": "min", "arith.minnumf": "min", "arith.minsi": "min", "arith.minui": "min",
+    "arith.mulf": "product", "arith.muli": "product",
+}
+_GREATER = ("ogt", "oge", "ugt", "uge", "sgt", "sge")
+_LESS = ("olt", "ole", "ult", "ule", "slt", "sle")
+# MLIR's AtomicRMWKind (memref.atomic_rmw) and Triton's RMWOp (`ATOMIC_RMW_OPS`) by operator.
+_RMW_COMBINERS = {0: "sum", 1: "sum", 3: "max", 4: "max", 5: "max", 13: "max",
+                  6: "min", 7: "min", 8: "min", 14: "min", 9: "product", 10: "product"}
+_TT_RMW_COMBINERS = {"add": "sum", "fadd": "sum", "max": "max", "umax": "max", "min": "min", "umin": "min"}
+
+
+def combiner(op: Operation | None) -> str:
+    """The operator `op` combines its operands by: `COMBINERS`, a select of the greater (or lesser)
+    of the two values it compares (`a > b ? a : b`), else UNNAMED."""
+    if op is None:
+        return UNNAMED
+    if op.name in COMBINERS:
+        return COMBINERS[op.name]
+    if op.name == "arith.select":
+        cond, a, b = op.operands
+        test = cond.owner if isinstance(cond.owner, Operation) else None
+        if test is not None and test.name in ("arith.cmpf", "arith.cmpi") and \
+                {a, b} == {test.operands[0], test.operands[1]} and a != b:
+            predicate = _predicate_name(test)
+            first = a == test.operands[0]  # `x > y ? x : y`: the greater; `x > y ? y : x`: the lesser
+            if predicate in _GREATER:
+                return "max" if first else "min"
+            if predicate in _LESS:
+                return "min" if first else "max"
+    return UNNAMED
+
+
+def _predicate_name(test: Operation) -> str:
+    predicate = prop(test, "predicate")
+    names = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+             "une", "uno", "true") if test.name == "arith.cmpf" else \
+        ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+    value = predicate.value.data if isinstance(predicate, IntegerAttr) else -1
+    return names[value] if 0 <= value < len(names) else ""
+
+
+def _region_combiner(op: Operation) -> str:
+    """The operator of a tt.reduce / tt.scan region: what its single result is computed by."""
+    body = op.regions[0].blocks[0] if op.regions and op.regions[0].blocks else None
+    if body is None or len(op.operands) != 1:
+        return UNNAMED  # an argmax's pair of tiles, or no region
+    returned = body.last_op.operands[0] if body.last_op is not None and body.last_op.operands else None
+    owner = returned.owner if returned is not None and isinstance(returned.owner, Operation) else None
+    if owner is None:
+        return UNNAMED
+    if owner.name != "arith.select" and set(owner.operands) != set(body.args):
+        return UNNAMED  # `a + b * b`: not one operator on the two values
+    return combiner(owner)
+
+
+def _joins_instances(st: State, operands: Sequence[Value]) -> bool:
+    """Whether an op on `operands` joins values of several work items: one read's value with its copy
+    from another lane (`v + __shfl_down_sync(m, v, 8)`), or two reads of one shared or local
+    buffer (`s[tid] + s[tid + stride]`)."""
+    per_operand = [sources_of(v) for v in operands if isinstance(v, (Opaque, Tile))]
+    for i, mine in enumerate(per_operand):
+        for theirs in per_operand[i + 1:]:
+            for a in mine:
+                for b in theirs:
+                    if a == b or a == MOVED or b == MOVED:
+                        continue
+                    base_a, base_b = a.split("~")[0].split("/")[0].split("@")[0], \
+                        b.split("~")[0].split("/")[0].split("@")[0]
+                    if base_a == base_b and ("~" in a or "~" in b):
+                        return True
+                    buffer_a, buffer_b = st.read_buffers.get(base_a), st.read_buffers.get(base_b)
+                    if base_a != base_b and buffer_a is not None and buffer_a == buffer_b and buffer_a[1] != "global":
+                        return True
+    return False
+
+
+def _joined(st: State, op: Operation, operands: Sequence[Value]) -> frozenset[str]:
+    """The operators of `operands`, and `op`'s own where it joins values of several work items and
+    is one `COMBINERS` names (`v - warp_max` joins lanes too, but uses a reduction, not makes one)."""
+    found = combined_of(*operands)
+    if _joins_instances(st, operands):
+        name = combiner(op)
+        if name in ("sum", "max", "min"):
+            found |= {name}
+    return found
+
+
 def unify(state: State, tiles: Sequence[Tile], rank: int) -> tuple[list[sympy.Basic], tuple]:
     """Bring tensors of the same rank onto common lanes, position by position."""
     exprs, dims, _ = unify_narrow(state, tiles, rank)
@@ -272,7 +383,7 @@ def elementwise(state: State, op: Operation, combine: Callable[..., sympy.Basic]
     args = [state.get(o) for o in op.operands]
     if not all(isinstance(a, Tile) for a in args):
         why = next((a.why for a in args if isinstance(a, Opaque)), f"{op.name} on a pointer")
-        state.values[op.results[0]] = Opaque(why, sources_of(*args))
+        state.values[op.results[0]] = Opaque(why, sources_of(*args), combined=_joined(state, op, args))
         return
     rank = len(shape_of(op.results[0]))
     exprs, dims, narrow = unify_narrow(state, args, rank)
@@ -451,7 +562,8 @@ def _select(op: Operation, st: State) -> None:
         dims = _merged_dims(operands, len(shape_of(op.results[0])))
         srcs = frozenset().union(*(renamed(sources_of(v), _lane_map(getattr(v, "dims", ()), dims))
                                    for v in operands)) if dims else sources_of(a, b, c)
-        st.values[op.results[0]] = Opaque("select of opaque values", srcs, dims, accum_of(*operands))
+        st.values[op.results[0]] = Opaque("select of opaque values", srcs, dims, accum_of(*operands),
+                                          _joined(st, op, [a, b]) | combined_of(c))
 
 
 @rule("arith.constant")
@@ -622,7 +734,8 @@ def _trans(op: Operation, st: State) -> None:
     perm = [int(x) for x in order.get_values()] if order is not None else None
     value = st.get(op.operands[0])
     if isinstance(value, Opaque) and not value.dims:  # a value whose lanes are unknown
-        st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED}, accum=value.accum)
+        st.values[op.results[0]] = Opaque(value.why, value.sources | {MOVED}, accum=value.accum,
+                                          combined=value.combined)
         return
     if isinstance(value, Opaque):  # the elements move with their lanes: only the dims are permuted
         st.values[op.results[0]] = _reshape_dims(
@@ -659,7 +772,7 @@ def _shuffle(op: Operation, st: State) -> None:
         else:
             srcs.add(source + step)
     st.values[op.results[0]] = Opaque(f"a value from another lane ({op.name})", frozenset(srcs),
-                                      accum=accum_of(value))
+                                      accum=accum_of(value), combined=combined_of(value))
 
 
 @rule("tt.reshape", "tt.join", "tt.split", "tt.cat", "simt.vote")
@@ -667,7 +780,8 @@ def _moving(op: Operation, st: State) -> None:
     operands = [st.get(o) for o in op.operands]
     srcs = sources_of(*operands) | {MOVED}
     for r in op.results:
-        st.values[r] = Opaque(f"a value rearranged by {op.name}", srcs, accum=accum_of(*operands))
+        st.values[r] = Opaque(f"a value rearranged by {op.name}", srcs, accum=accum_of(*operands),
+                              combined=combined_of(*operands))
 
 
 @rule("tt.addptr")
@@ -753,6 +867,13 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
             accum |= {_float_name(element_type or ptr.element_type)}
         if accum:
             properties["accumulation"] = ArrayAttr([StringAttr(a) for a in sorted(accum)])
+        combined = combined_of(stored) if stored is not None else frozenset()
+        if kind == "atomic":  # the values of every work item that adds into one element
+            combined |= {_atomic_combiner(op)}
+        if combined:
+            properties["combined"] = ArrayAttr([StringAttr(c) for c in sorted(combined)])
+        if kind == "read":
+            st.read_buffers[access_id] = (buffer, ptr.space)
         if st.is_triton and dims:  # which lane is which dimension: tiles compared position by position
             properties["lanes"] = ArrayAttr([StringAttr(str(d) if d is not None else "") for d in dims])
         if st.data_conditions:
@@ -765,6 +886,17 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
         _not_modelled(op, st, buffer, kind, element, why, ptr.space if isinstance(ptr, Pointer) else "global",
                       access_id if kind == "read" else None)
         return None
+
+
+def _atomic_combiner(op: Operation) -> str:
+    if op.name == "memref.atomic_rmw":
+        kind = prop(op, "kind")
+        return _RMW_COMBINERS.get(kind.value.data if isinstance(kind, IntegerAttr) else -1, UNNAMED)
+    if op.name == "tt.atomic_rmw":
+        kind = prop(op, "atomic_rmw_op")
+        return _TT_RMW_COMBINERS.get(ATOMIC_RMW_OPS.get(kind.value.data if isinstance(kind, IntegerAttr) else -1, ""),
+                                     UNNAMED)
+    return UNNAMED  # a compare-and-swap loop: whatever it computes
 
 
 def _not_modelled(op: Operation, st: State, buffer: str, kind: str, element_type: Attribute | None,
@@ -919,7 +1051,8 @@ def _tt_reduce(op: Operation, st: State) -> None:
             sources.add(reduced(source, lane.name) if lane is not None and source != MOVED else source)
         dims = value_dims[:axis] + value_dims[axis + 1:] if value_dims else ()
     for r in op.results:
-        st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum))
+        st.values[r] = Opaque("a reduction", frozenset(sources), dims, frozenset(accum),
+                              combined_of(*operands) | {_region_combiner(op)})
 
 
 def _lane_order(name: str) -> tuple[str, int]:
@@ -955,7 +1088,9 @@ def _tt_scan(op: Operation, st: State) -> None:
     for i, r in enumerate(op.results):
         same_shape = op.name == "tt.scan" and i < len(operands)
         dims = getattr(operands[i], "dims", ()) if same_shape else ()
-        st.values[r] = Opaque(f"a value combined across lanes by {op.name}", srcs, dims, frozenset(accum))
+        by = _region_combiner(op) if op.name == "tt.scan" else UNNAMED
+        st.values[r] = Opaque(f"a value combined across lanes by {op.name}", srcs, dims, frozenset(accum),
+                              combined_of(*operands) | {by})
 
 
 @rule("tt.store")
@@ -1077,6 +1212,7 @@ def _value_op(op: Operation, st: State) -> None:
     operands = [st.get(o) for o in op.operands]
     srcs = sources_of(*operands)
     accum = accum_of(*operands)
+    combined = _joined(st, op, operands) | ({"sum"} if op.name == "tt.dot" else frozenset())
     if op.name in _ADDS or op.name == "tt.dot":
         accum |= {t for r in op.results if (t := _float_name(r.type))}
     if op.name == "tt.dot" and _float_name(op.operands[0].type) == "f32":
@@ -1105,7 +1241,7 @@ def _value_op(op: Operation, st: State) -> None:
                                  else s for s in sources_of(operands[0])) | \
                     frozenset(reduced(s, b_dims[0].name) if b_dims[0] is not None and s != MOVED
                               else s for s in b_sources) | sources_of(*operands[2:])
-        st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum)
+        st.values[r] = Opaque(f"a value computed by {op.name}", srcs, dims, accum, combined)
 
 
 def _merged_dims(operands: Sequence[Value], rank: int) -> tuple:
@@ -1159,7 +1295,7 @@ def _scf_if(op: Operation, st: State) -> None:
             merged = [v for v in (a, b) if v]
             deciding = () if cexpr is not None else (cond,)  # the chosen value depends on the condition
             st.values[result] = Opaque("a value merged from two branches", sources_of(*merged, *deciding),
-                                       accum=accum_of(*merged))
+                                       accum=accum_of(*merged), combined=combined_of(*merged))
 
 
 def _condition_text(cond: Value, op: Operation) -> str:
@@ -1188,7 +1324,8 @@ def _loop_on_data(op: Operation, st: State, trips: frozenset[str]) -> None:
     yielded = _run_block(body, st) or []
     st.data_conditions = saved
     for r, value in zip(op.results, [*yielded, *([None] * len(op.results))]):
-        st.values[r] = Opaque("a value a loop on loaded data carries", trips | sources_of(value) if value else trips)
+        st.values[r] = Opaque("a value a loop on loaded data carries", trips | sources_of(value) if value else trips,
+                              combined=combined_of(value) | {UNNAMED} if value else frozenset())
 
 
 @rule("scf.for")
@@ -1239,6 +1376,9 @@ def _scf_for(op: Operation, st: State) -> None:
     body_emitted = len(st.out)
     yielded = _run_block(body, st) or []
     st.seq_domain = saved
+    accumulators = {i: _accumulator(body.args[1 + i], body.last_op.operands[i])
+                    for marker, i in markers.items()
+                    if i < len(yielded) and marker in getattr(yielded[i], "sources", frozenset())}
     if markers:
         yielded = _resolve_carried(st, body_emitted, markers, inits, yielded)
     # An index or pointer advanced by d each trip ends at init + trips*d; any other result is
@@ -1250,8 +1390,21 @@ def _scf_for(op: Operation, st: State) -> None:
             st.values[r] = _advance(inits[i], trips, delta)
             continue
         last = [inits[i]] + ([yielded[i]] if i < len(yielded) else [])
+        by = frozenset({accumulators[i]}) if i in accumulators else frozenset()
         st.values[r] = Opaque("loop result", sources_of(*last), _merged_dims(last[1:], len(shape_of(r))),
-                              accum_of(*last))
+                              accum_of(*last), combined_of(*last) | by)
+
+
+def _accumulator(arg: SSAValue, yielded: SSAValue) -> str:
+    """How a loop accumulates into its carried value `arg`: the operator of the op computing the next
+    trip's value from it (`acc += x[i]`: sum, `m = fmaxf(m, v)`: max, `tl.dot(a, b, acc)`: sum);
+    UNNAMED when that is not one op on `arg` (`acc = acc * alpha + p`, an `if` choosing)."""
+    owner = yielded.owner if isinstance(yielded.owner, Operation) else None
+    if owner is None or arg not in owner.operands:
+        return UNNAMED
+    if owner.name in ("math.fma", "tt.dot"):  # a * b + acc
+        return "sum" if owner.operands[2] == arg and arg not in owner.operands[:2] else UNNAMED
+    return combiner(owner)
 
 
 def _resolve_carried(st: State, emitted: int, markers: dict[str, int], inits: list[Value],
@@ -1413,7 +1566,7 @@ def _while_unenumerated(op: Operation, st: State, inits: list[Value]) -> None:
     st.data_conditions = saved
     seen = seen | sources_of(*yielded)
     for r in op.results:
-        st.values[r] = Opaque("while-loop result", seen)
+        st.values[r] = Opaque("while-loop result", seen, combined=combined_of(*yielded) | {UNNAMED})
 
 
 @rule("scf.yield", "tt.return", "func.return", "tt.reduce.return", "scf.condition", "tt.assert",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,7 @@ SHAPED_SIZES = {
     "cross_entropy": [[1, 1], [3, 31], [4, 128], [7, 1000], [5, 50, 100.0]],
     "rotary": [[1, 1], [3, 31], [13, 33], [4, 64]],  # seq, half (x is seq x 2 * half)
     "rowsum3d": [[1, 1, 1], [3, 7, 7], [2, 9, 33], [1, 17, 100]],  # B, T, C (inp is B x T x C)
+    "row_max": [[1, 1], [3, 31], [4, 128], [7, 1000], [5, 65]],  # rows, cols
 }
 # The dtype of the outputs (fp32 unless said here).
 OUT_DTYPES = {"histogram": "torch.int32"}
@@ -195,7 +197,8 @@ def test_cuda_compiles_with_nvcc(path, tmp_path):
 
 
 # What the corpus may assume of a shim: the CUDA qualifiers, the builtin index variables, dim3, the
-# launch configuration call, the float math functions, barriers, shuffles and atomicAdd. No CUDA header.
+# launch configuration call, the float math functions, barriers, shuffles and atomicAdd. No CUDA header
+# but cooperative groups' (`CG_HEADERS`, declared as far as the corpus uses them).
 CLANG_SHIM = r"""
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -223,7 +226,31 @@ __device__ float __shfl_down_sync(unsigned int, float, unsigned int, int = 32);
 __device__ float __shfl_xor_sync(unsigned int, float, int, int = 32);
 __device__ int atomicAdd(int*, int);
 __device__ float atomicAdd(float*, float);
+#define INFINITY __builtin_inff()
 """
+CG_HEADERS = {
+    "cooperative_groups.h": r"""
+namespace cooperative_groups {
+struct thread_block { __device__ void sync() const; };
+template <unsigned int N> struct thread_block_tile {
+    __device__ unsigned int thread_rank() const;
+    __device__ unsigned int size() const;
+    __device__ unsigned int meta_group_rank() const;
+    __device__ unsigned int meta_group_size() const;
+    __device__ void sync() const;
+};
+__device__ thread_block this_thread_block();
+template <unsigned int N> __device__ thread_block_tile<N> tiled_partition(const thread_block&);
+}
+""",
+    "cooperative_groups/reduce.h": r"""
+namespace cooperative_groups {
+template <class T> struct plus { __device__ T operator()(T a, T b) const; };
+template <class T> struct greater { __device__ T operator()(T a, T b) const; };
+template <class Group, class T, class Op> __device__ T reduce(const Group&, T, Op);
+}
+""",
+}
 
 
 @pytest.mark.parametrize("path", CU_FILES, ids=lambda p: p.name)
@@ -236,12 +263,16 @@ def test_cuda_parses_with_clang_and_a_shim(path, tmp_path):
         pytest.skip(f"libclang unavailable: {exc}")
     shim = tmp_path / "shim.h"
     shim.write_text(CLANG_SHIM)
-    args = ["-x", "cuda", "-nocudainc", "-nocudalib", "-std=c++17", "-include", str(shim)]
+    for name, text in CG_HEADERS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    args = ["-x", "cuda", "-nocudainc", "-nocudalib", "-std=c++17", "-include", str(shim), f"-I{tmp_path}"]
     tu = index.parse(str(path), args=args)
     errors = [str(d) for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
     assert not errors, errors
     text = path.read_text()
-    assert "#include" not in text
+    includes = re.findall(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", text)
+    assert set(includes) <= set(CG_HEADERS), f"{path.name} includes {includes}: the corpus is plain CUDA"
     assert text.count("__global__") == 1 and text.count("<<<") == 1
     op = path.parent.name
     assert f"void {cu_stem(op)}(" in text, f"the host launcher is named {cu_stem(op)}"
@@ -389,6 +420,7 @@ SHAPED = {
     "rotary": (lambda seq, half: [(seq, 2 * half), (seq, half), (seq, half)], _rotary, lambda x, c, s: 0.0),
     "rowsum3d": (lambda B, T, C: [(B, T, C)], lambda x: x.sum(axis=2),
                  lambda x: x.shape[2] * U * np.abs(x).sum(axis=2)),
+    "row_max": (lambda rows, cols: [(rows, cols)], lambda x: x.max(axis=1), lambda x: 0.0),
 }
 # Inputs other than standard normal fp32: histogram's x holds int32 values in [-2, bins + 2] (some
 # outside the bins), and its counts (destination passing: accumulated into) start at small counts.

@@ -174,6 +174,26 @@ def test_classify_reads_each_kind_of_outcome() -> None:
     assert realworld.classify(None, "", "")[0] == "timeout"
 
 
+def test_dependence_counts_read_the_words_of_lower() -> None:
+    """Per output: a dependence map in words on every input, or "not exact" on one of them (then the
+    output counts as not exact once, whatever its other inputs)."""
+    stdout = "\n".join([
+        "// access relations, for all sizes",
+        "//   w0 write out (k.cu:3:5): block p writes out[p]",
+        "// dependences: the input elements each output element's stored value is computed from (LC204)",
+        "//   out[i0] reads x[256i0 .. 255 + 256i0] for i0 >= 0; combined by sum",
+        "//   y[i0, i1] reads w[i1] for 0 <= i0 <= 3",
+        "//   y on x: not exact (a value stored in `s` feeds itself): `diff` does not compare it",
+        "//   z on x: not exact (a shuffle whose offset varies): `diff` does not compare it",
+        "//   z on w: not exact (the same): `diff` does not compare it",
+        "//   v on its inputs: not exact (composing it took more than 10 s): `diff` may not compare it",
+        "note: after the block",
+        "//   q[i0] reads x[i0]",
+    ])
+    assert realworld.dependence_counts(stdout) == (4, 3)
+    assert realworld.dependence_counts("access.kernel @k {\n}") == (0, 0)
+
+
 def test_a_group_of_tests_is_sent_to_one_worker(request) -> None:
     """`make test` runs `--dist loadgroup`: the tests of an `xdist_group` share one worker (and its
     set-up: the installed packages here, the interpreter's runs of the corpus ports). With pytest

@@ -96,6 +96,51 @@ def describe_all(rel: Relations, triton: bool) -> list[str]:
     return lines
 
 
+def describe_dependence(dep: isl.Map) -> str:
+    """A dependence map { out[i..] -> x[j..] } in words: each input coordinate's smallest and largest
+    value per output element (one expression where the element reads one value of it); "part of"
+    when not every element between them is read (a stride, a gap), "within" when isl cannot tell:
+    `return0[i0, i1] reads x[i0, 0 .. -1 + cols] for ...`."""
+    out, inp = dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.out)
+    names = [f"i{k}" for k in range(dep.dim(isl.dim_type.in_))]
+    pieces: list[isl.BasicMap] = []
+    dep.foreach_basic_map(pieces.append)
+    divs = max((b.dim(isl.dim_type.div) for b in pieces), default=0)
+    if divs > _WORDS_DIVS or len(pieces) > _WORDS_PIECES:  # lexmin over existentials can take minutes
+        return (f"{out}[{', '.join(names)}] reads {inp} through {len(pieces)} piece(s) of up to {divs} existential "
+                "variables (not put in words)")
+    for k, name in enumerate(names):
+        dep = dep.set_dim_name(isl.dim_type.in_, k, name)
+    ranges, condition, box = [], "", None
+    for j in range(dep.dim(isl.dim_type.out)):
+        one = dep.project_out(isl.dim_type.out, j + 1, dep.dim(isl.dim_type.out) - j - 1) \
+            .project_out(isl.dim_type.out, 0, j)
+        lo_pma, hi_pma = one.lexmin_pw_multi_aff(), one.lexmax_pw_multi_aff()
+        lo, lo_domain = _first_piece(lo_pma)
+        hi, _ = _first_piece(hi_pma)
+        if lo is None or hi is None:
+            return f"{out}[{', '.join(names)}] reads {inp}: {dep}"
+        ranges.append(lo if one.is_single_valued() else f"{lo} .. {hi}")
+        condition = condition or lo_domain
+        space = one.get_space().range()
+        between = isl.Map.from_pw_multi_aff(lo_pma).apply_range(isl.Map.lex_le(space)).intersect(
+            isl.Map.from_pw_multi_aff(hi_pma).apply_range(isl.Map.lex_ge(space)))
+        box = between if box is None else box.flat_range_product(between)
+    try:
+        box = box.set_tuple_name(isl.dim_type.out, inp)
+        qualifier = "" if dep.is_equal(box.intersect_domain(dep.domain())) else "part of "
+    except isl.Error:
+        qualifier = "within "
+    text = f"{out}[{', '.join(names)}] reads {qualifier}{inp}[{', '.join(ranges)}]"
+    return text + (f" for {condition}" if condition else "")
+
+
+# Past these a dependence map is not put in words: isl's lexmin over a few pieces of several
+# existential variables each (a layer norm's flat rows) took a minute, and its C code sees no alarm.
+_WORDS_DIVS = 1  # existential variables per piece
+_WORDS_PIECES = 4
+
+
 def _per_unit(relation: isl.Map) -> isl.Map:
     """The relation from work units (GRID dims that take more than one value) to elements."""
     m = relation
@@ -154,4 +199,4 @@ def _rename(text: str, names: dict[str, str]) -> str:
     return text
 
 
-__all__ = ["describe", "describe_all", "describe_set", "relation_text"]
+__all__ = ["describe", "describe_all", "describe_dependence", "describe_set", "relation_text"]

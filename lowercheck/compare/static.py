@@ -8,6 +8,7 @@ quasi-affine in the sizes, for each size of the sweep. The verdict's strength sa
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -33,6 +34,7 @@ from lowercheck.compare.accesses import (
     location_of,
     witness,
 )
+from lowercheck.compare.combining import combined_by, compare_operators
 from lowercheck.compare.traffic import (
     BufferTraffic,
     buffer_traffic,
@@ -87,6 +89,10 @@ class StaticResult:
     partly_proved: dict[str, list[PartlyProved]] = field(default_factory=dict)
     # Per output of the target, how its dependence map was judged (LC204): `DEPENDENCE_STATUSES`.
     dependences: dict[str, str] = field(default_factory=dict)
+    # Per side ("source", "target"), each compared dependence map in words (`explain.describe_dependence`).
+    dependence_words: dict[str, list[str]] = field(default_factory=dict)
+    # (side, output, input) -> (the map, the output's operators), at the first sizes checked: for the words.
+    dependence_maps: dict[tuple[str, str, str], tuple[Any, frozenset[str]]] = field(default_factory=dict, repr=False)
 
 
 # isl operations the static checks of one comparison may take (about 80 s on the 2-core machine kind
@@ -104,7 +110,11 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
     context.set_max_operations(ISL_OPERATIONS)
     context.reset_operations()
     try:
-        return _analyse(source, target, correspondence, size_names, sweep, swept, domain)
+        result = _analyse(source, target, correspondence, size_names, sweep, swept, domain)
+        context.set_max_operations(_WORDS_OPERATIONS)
+        context.reset_operations()
+        result.dependence_words = _dependence_words(result.dependence_maps)
+        return result
     except isl.Error as err:
         if _QUOTA not in str(err):
             raise
@@ -119,6 +129,30 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
     finally:
         context.set_max_operations(0)
         context.reset_operations()
+
+
+_WORDS_OPERATIONS = 10**7  # isl operations the words of the dependence maps may take, after the checks
+_WORDS_PIECES = 16  # a map of more pieces is not put in words (its piece count is)
+
+
+def _dependence_words(maps: Mapping[tuple[str, str, str], tuple[Any, frozenset[str]]]) -> dict[str, list[str]]:
+    """Each side's compared dependence maps in words, with the operators that combined the output;
+    what isl cannot put in words within `_WORDS_OPERATIONS` is left out."""
+    words: dict[str, list[str]] = {}
+    for (side, out, inp), (dep, operators) in maps.items():
+        by = f"; combined by {' and '.join(operator_words(operators))}" if operators else ""
+        try:
+            text = explain.describe_dependence(dep) if dep.n_basic_map() <= _WORDS_PIECES else \
+                f"`{out}` reads `{inp}` through {dep.n_basic_map()} pieces"
+        except isl.Error:
+            break
+        words.setdefault(side, []).append(text + by)
+    return words
+
+
+def operator_words(operators: frozenset[str]) -> list[str]:
+    """`combined` operators as a sentence says them ("?": an operator lowercheck does not name)."""
+    return sorted(o if o != "?" else "an operator lowercheck does not name" for o in operators)
 
 
 def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
@@ -171,7 +205,11 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                                 "with torch operations of its wrapper, after its launches, no kernel writing "
                                 f"{'them' if len(side.host_written) > 1 else 'it'}: the runs check the values, "
                                 "the access checks have nothing there to check")
-    for rels in per_binding:
+    # The words of the dependence maps: at the largest swept sizes where every size is at least 2 (a
+    # size of 1 makes a coordinate a constant), where the checks ran for one size at a time.
+    sized = [k for k, b in enumerate(sweep) if all(v >= 2 for v in b.values())] if len(per_binding) > 1 else []
+    words_at = max(sized, key=lambda k: math.prod(sweep[k].values())) if sized else 0
+    for k, rels in enumerate(per_binding):
         findings: list[Finding] = []
         for rel, side in rels:
             if side.scheduled:
@@ -182,7 +220,9 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         notes: list[str] = []
         if reference is None:
             findings += _compare(rels[0][0], rels[1][0], source, target, correspondence, notes,
-                                 result.dependences)
+                                 result.dependences, result.dependence_maps if k == words_at else None)
+            findings += compare_operators(rels[0][0], rels[1][0], correspondence, result.dependences,
+                                          _first_location, _first_location)
         result.notes += [n for n in notes if n not in result.notes]
         for f in findings:
             key = (f.code, f.side, f.buffer, f.location, f.message if f.code == "LC901" else None)
@@ -588,12 +628,13 @@ def judged(statuses: dict[str, str], output: str, status: str) -> None:
 
 def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
              correspondence: Mapping[str, str], notes: list[str],
-             statuses: dict[str, str] | None = None) -> list[Finding]:
+             statuses: dict[str, str] | None = None, maps: dict | None = None) -> list[Finding]:
     """LC204: each output's dependence map on each input, source against target; `statuses` gets how
     each output was judged ("left to the runs" when its accesses are partly proved, "not compared"
-    when a dependence could not be computed exactly)."""
+    when a dependence could not be computed exactly); `maps` the maps compared (the first ones)."""
     findings: list[Finding] = []
     statuses = statuses if statuses is not None else {}
+    maps = maps if maps is not None else {}
     for t_out, s_out in correspondence.items():
         if target.roles.get(t_out) not in ("out", "inout"):
             continue
@@ -621,6 +662,9 @@ def _compare(src: Relations, tgt: Relations, source: Side, target: Side,
                 continue
             if dep_s is None and dep_t is None:
                 continue
+            for side, rel, out, inp, dep in (("source", src, s_out, s_in, dep_s), ("target", tgt, t_out, t_in, dep_t)):
+                if dep is not None and (side, out, inp) not in maps:
+                    maps[(side, out, inp)] = (dep, combined_by(rel, out))
             if dep_s is None or dep_t is None:
                 reads, other = ("target", "source") if dep_s is None else ("source", "target")
                 findings.append(Finding(
@@ -916,7 +960,7 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
     return result
 
 
-_MAX_PIECES = 64  # pieces of one dependence map past which comparing it would cost more than it tells
+_MAX_PIECES = 256  # pieces of one dependence map past which comparing it would cost more than it tells
 
 
 def _same_values_merged(rel: Relations, found: list[str], reads: Mapping[str, Access]) -> list[str]:

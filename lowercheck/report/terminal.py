@@ -99,6 +99,9 @@ def render(report, console: Console | None = None) -> None:
         for check in report.static_checks:
             detail = f" ({check.detail})" if check.detail and check.status != report.static_strength else ""
             console.print(f"    {check.code} {check.title}: {check.status}{escape(detail)}", style="dim")
+        for side, lines in getattr(report, "dependence_words", {}).items():
+            for line in lines:
+                console.print(f"  dependence ({side}): {escape(line)}", style="dim")
     if getattr(report, "cost", None) is not None:
         for line in report.cost.lines():
             console.print(f"  {escape(line)}", style="dim")

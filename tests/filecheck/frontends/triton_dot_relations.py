@@ -32,7 +32,7 @@ def mm(a, b):
 
 # CHECK:      access.access {buffer = "a", kind = "read", {{.*}} id = "[[A:r[0-9]+]]", sources = [], int32 = [{{.*}}"k*(32*GRID0 + [[ROW:LANE[0-9]+]])"], lanes = ["[[ROW]]", "LANE{{[0-9]+}}"]}
 # CHECK-NEXT: access.access {buffer = "b", kind = "read", {{.*}} id = "[[B:r[0-9]+]]", sources = [], int32 = [{{.*}}], lanes = [{{.*}}]}
-# CHECK-NEXT: access.access {buffer = "return0", kind = "write", {{.*}} sources = ["[[A]]/LANE{{[0-9]+}}", "[[B]]/LANE{{[0-9]+}}"], int32 = [{{.*}}], accumulation = ["f32", "tf32"], lanes = ["[[ROW]]", "LANE{{[0-9]+}}"]}
+# CHECK-NEXT: access.access {buffer = "return0", kind = "write", {{.*}} sources = ["[[A]]/LANE{{[0-9]+}}", "[[B]]/LANE{{[0-9]+}}"], int32 = [{{.*}}], accumulation = ["f32", "tf32"], combined = ["sum"], lanes = ["[[ROW]]", "LANE{{[0-9]+}}"]}
 # CHECK:      // access relations, for all sizes
 # CHECK-NEXT: //   [[A]] read a{{.*}}: program p0, p1 reads a[32*p0 .. 31 + 32*p0 ..., 0 .. -1 + k] for
 # CHECK-NEXT: //     [{{.*}}] -> { K0_[[A]][GRID0, GRID1, GRID2 = 0, {{.*}}] -> a[i0 = 32GRID0 + [[ROW]], i1 = {{.*}}] : {{.*}} }

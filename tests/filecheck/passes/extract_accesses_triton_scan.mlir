@@ -29,4 +29,4 @@ builtin.module {
 
 // CHECK:      access.kernel @k attributes {grid = ["1", "1", "1"]} {
 // CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} id = "r0", sources = []
-// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} id = "w0", sources = ["*moved*", "r0"], {{.*}}accumulation = ["f16"], lanes = ["LANE3"]}
+// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} id = "w0", sources = ["*moved*", "r0"], {{.*}}accumulation = ["f16"], combined = ["sum"], lanes = ["LANE3"]}
