@@ -18,6 +18,11 @@ the one that writes (steps nearest the read first):
     r3~LANE0u1w32       `__shfl_up_sync`: lane l - 1 where that is in the group, else l; `U31` every
                         l - d (a shuffle-up scan: lane l combines lanes 0..l of its group)
     r3~LANE0i0w32       lane 0 of l's group (`__shfl_sync(mask, v, 0)`, a broadcast)
+    r3^LANE7            the reads at every LANE7 up to the write's own, inclusive: a prefix
+                        (`tl.cumsum(x, axis)`: out[i] combines x[0..i])
+    r3<SEQ2             the read at every earlier trip of the loop of SEQ2: a value a loop carries,
+                        used inside the loop (`out[k] = carry + x[k]; carry += s[127]`: trip k's
+                        carry holds the reads of trips 0..k-1)
 
 A combination such as `v + shfl(v, o)` unions the sources of both operands; `merged` folds each
 pair {s, s~LANE0x16w32} into the one span step it spells (s~LANE0X16w32), and so on for each
@@ -31,7 +36,7 @@ from dataclasses import dataclass
 
 MOVED = "*moved*"  # a source marker: the value's elements changed lanes in a way no step spells
 
-_STEP = re.compile(r"([/@~])")
+_STEP = re.compile(r"([/@~^<])")
 _LANE_STEP = re.compile(r"^(LANE\d+)([xXdDuUi])(\d+)w(\d+)$")
 _SPAN = {"x": "X", "d": "D", "u": "U"}
 
@@ -73,13 +78,42 @@ class LaneStep:
         return f"{inner} = {w}*floor({outer}/{w}) + {a}"  # "i": a broadcast from lane `arg` of the group
 
 
+@dataclass(frozen=True)
+class OrderStep:
+    """The read's `var` at or before the write's (`^`, a prefix along a lane) or strictly before it
+    (`<`, the earlier trips of a loop)."""
+
+    var: str
+    strict: bool
+
+    @property
+    def lane(self) -> str:  # the variable it relates, as LaneStep names it
+        return self.var
+
+    def __str__(self) -> str:
+        return f"{'<' if self.strict else '^'}{self.var}"
+
+    def relation(self, outer: str, inner: str) -> str:
+        return f"{inner} {'<' if self.strict else '<='} {outer}"
+
+
+def prefix(source: str, lane: str) -> str:
+    """`source` combined over every value of `lane` up to the write's own (an inclusive scan)."""
+    return f"{source}^{lane}"
+
+
+def earlier(source: str, var: str) -> str:
+    """`source` read at every earlier trip of the loop of `var` (a loop-carried value inside it)."""
+    return f"{source}<{var}"
+
+
 def lane_step(lane: str, kind: str, arg: int, width: int) -> str:
     return str(LaneStep(lane, kind, arg, width))
 
 
 def parse(source: str) -> tuple[str, list[tuple[str, object]]]:
     """A source's read id and its steps: ("reduce", lane), ("rename", {read lane: write lane}),
-    ("lanes", LaneStep)."""
+    ("lanes", LaneStep or OrderStep)."""
     parts = _STEP.split(source)
     base, steps = parts[0], []
     for kind, text in zip(parts[1::2], parts[2::2], strict=True):
@@ -87,6 +121,8 @@ def parse(source: str) -> tuple[str, list[tuple[str, object]]]:
             steps.append(("reduce", text))
         elif kind == "@":
             steps.append(("rename", dict(pair.split("=", 1) for pair in text.split(",") if pair)))
+        elif kind in "^<":
+            steps.append(("lanes", OrderStep(text, kind == "<")))
         else:
             match = _LANE_STEP.match(text)
             if match is None:
@@ -159,4 +195,4 @@ def _absorb(current: set[str]) -> bool:
     return bool(dropped)
 
 
-__all__ = ["MOVED", "LaneStep", "lane_step", "merged", "parse"]
+__all__ = ["MOVED", "LaneStep", "OrderStep", "earlier", "lane_step", "merged", "parse", "prefix"]

@@ -22,6 +22,7 @@ Input: a module with one `kernel.entry` and its kernels. Output: the `kernel.ent
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -43,7 +44,7 @@ from xdsl.passes import ModulePass
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, LaunchOp, split_view
-from lowercheck.dialects.sources import MOVED, lane_step, merged
+from lowercheck.dialects.sources import MOVED, earlier, lane_step, merged, prefix
 from lowercheck.dialects.tt import ATOMIC_RMW_OPS, TensorDescType
 
 # ---------------------------------------------------------------------------------------------
@@ -309,14 +310,16 @@ def _joins_instances(st: State, operands: Sequence[Value]) -> bool:
                 for b in theirs:
                     if a == b or a == MOVED or b == MOVED:
                         continue
-                    base_a, base_b = a.split("~")[0].split("/")[0].split("@")[0], \
-                        b.split("~")[0].split("/")[0].split("@")[0]
+                    base_a, base_b = _READ_ID.match(a)[0], _READ_ID.match(b)[0]
                     if base_a == base_b and ("~" in a or "~" in b):
                         return True
                     buffer_a, buffer_b = st.read_buffers.get(base_a), st.read_buffers.get(base_b)
                     if base_a != base_b and buffer_a is not None and buffer_a == buffer_b and buffer_a[1] != "global":
                         return True
     return False
+
+
+_READ_ID = re.compile(r"[^/@~^<]*")  # a source's read id: what precedes its first step
 
 
 def _joined(st: State, op: Operation, operands: Sequence[Value]) -> frozenset[str]:
@@ -1066,7 +1069,7 @@ def reduced(source: str, lane: str) -> str:
     rename (`@...`) commute and a lane reduced twice is reduced once, so they are kept sorted and
     unique: a loop of alternating row and column reductions (Sinkhorn) keeps one source per read,
     not one per path (which doubled with each trip)."""
-    cut = max(source.rfind("@"), source.rfind("~"))  # reductions commute back to the last move
+    cut = max(source.rfind(c) for c in "@~^<")  # reductions commute back to the last move
     head, tail = (source[:cut + 1], source[cut + 1:]) if cut >= 0 else ("", source)
     base, *steps = tail.split("/")
     if lane in steps:
@@ -1077,14 +1080,28 @@ def reduced(source: str, lane: str) -> str:
 @rule("tt.scan", "tt.histogram")
 def _tt_scan(op: Operation, st: State) -> None:
     """tl.cumsum / tl.associative_scan (`tt.scan`) and tl.histogram: a result element combines other
-    lanes' elements (out[i] = x[0] + ... + x[i] along the axis; a bin counts every input), so the
-    values moved between lanes (MOVED: the dependence is inexact, never claimed elementwise). A scan
-    whose region adds accumulates in the operand's type, as a reduction does (LC305)."""
+    lanes' elements. A forward scan of one tile along a lane it knows is a prefix: each source `r3`
+    becomes `r3^LANE7` (out[i] combines x[0..i] along the axis). A reversed scan, a scan of several
+    tiles and a histogram (a bin counts every input) moved values in a way no step spells (MOVED: the
+    dependence is inexact, never claimed). A scan whose region adds accumulates in the operand's
+    type, as a reduction does (LC305)."""
     operands = [st.get(o) for o in op.operands]
     accum = set(accum_of(*operands))
     if op.name == "tt.scan" and any(inner.name in _ADDS for inner in op.walk()):
         accum |= {t for o in op.operands if (t := _float_name(o.type))}
     srcs = sources_of(*operands) | {MOVED}
+    if op.name == "tt.scan" and len(operands) == 1:
+        reverse = prop(op, "reverse")
+        value_dims = getattr(operands[0], "dims", ())
+        axis = int_prop(op, "axis")
+        lane = value_dims[axis] if axis < len(value_dims) else None
+        shape = shape_of(op.operands[0])
+        if lane is None and axis < len(shape) and shape[axis] == 1:  # a scan of one element is that element
+            srcs = sources_of(operands[0])
+        elif lane is not None and not (reverse is not None and getattr(reverse, "value", None) is not None
+                                     and reverse.value.data):
+            srcs = frozenset(prefix(s, lane.name) if s != MOVED and not s.startswith("*") else s
+                             for s in sources_of(operands[0]))
     for i, r in enumerate(op.results):
         same_shape = op.name == "tt.scan" and i < len(operands)
         dims = getattr(operands[i], "dims", ()) if same_shape else ()
@@ -1380,7 +1397,7 @@ def _scf_for(op: Operation, st: State) -> None:
                     for marker, i in markers.items()
                     if i < len(yielded) and marker in getattr(yielded[i], "sources", frozenset())}
     if markers:
-        yielded = _resolve_carried(st, body_emitted, markers, inits, yielded)
+        yielded = _resolve_carried(st, body_emitted, markers, inits, yielded, k, accumulators)
     # An index or pointer advanced by d each trip ends at init + trips*d; any other result is
     # computed from everything its iterations read (a reduction's sum).
     trips = sympy.Max(0, sympy.ceiling((ub.expr - lb.expr) / step.expr)) if step.expr.is_positive else None
@@ -1408,16 +1425,21 @@ def _accumulator(arg: SSAValue, yielded: SSAValue) -> str:
 
 
 def _resolve_carried(st: State, emitted: int, markers: dict[str, int], inits: list[Value],
-                     yielded: list[Value]) -> list[Value]:
+                     yielded: list[Value], trip: sympy.Symbol, accumulators: dict[int, str]) -> list[Value]:
     """Replace each carried value's marker by the reads it is computed from (its initial value's and
     its yielded value's, markers dropped) in the accesses the body emitted and in what it yields; an
-    access indexed by a carried value that reads nothing is `access.unmodelled` after all."""
-    def real(sources: frozenset[str]) -> frozenset[str]:
+    access indexed by a carried value that reads nothing is `access.unmodelled` after all. Inside the
+    body, the carried value of trip k holds what trips 0..k-1 yielded: those sources get the step
+    `<trip` (`sources.earlier`), and an access storing it the loop's accumulating operator
+    (`accumulators`: a running sum stored each trip is a sum); after the loop, every trip's."""
+    def real(sources: frozenset[str], inside: bool = False) -> frozenset[str]:
         out = frozenset(x for x in sources if x not in markers)
         for marker in sources & markers.keys():
             i = markers[marker]
-            mine = sources_of(inits[i], yielded[i] if i < len(yielded) else None)
-            out |= frozenset(x for x in mine if x not in markers)
+            out |= frozenset(x for x in sources_of(inits[i]) if x not in markers)
+            mine = sources_of(yielded[i]) if i < len(yielded) else frozenset()
+            out |= frozenset(earlier(x, trip.name) if inside and x != MOVED and not x.startswith("*") else x
+                             for x in mine if x not in markers)
         return out
 
     for n in range(emitted, len(st.out)):
@@ -1426,7 +1448,7 @@ def _resolve_carried(st: State, emitted: int, markers: dict[str, int], inits: li
             else frozenset()
         if not given & markers.keys():
             continue
-        resolved = real(given)
+        resolved = real(given, inside=isinstance(op, AccessOp))  # an indirect access names read ids only
         if isinstance(op, IndirectOp) and not resolved:
             replacement = UnmodelledOp.build(properties={"buffer": op.buffer, "reason": StringAttr(
                 "an index computed from a loop-carried value")})
@@ -1434,6 +1456,10 @@ def _resolve_carried(st: State, emitted: int, markers: dict[str, int], inits: li
             st.out[n] = replacement
             continue
         op.properties["sources"] = ArrayAttr([StringAttr(x) for x in sorted(resolved)])
+        by = {accumulators[markers[m]] for m in given & markers.keys() if markers[m] in accumulators}
+        if by and isinstance(op, AccessOp) and op.kind.data != "read":
+            had = {c.data for c in op.combined.data} if op.combined is not None else set()
+            op.properties["combined"] = ArrayAttr([StringAttr(c) for c in sorted(had | by)])
     return [replace(v, sources=real(v.sources)) if isinstance(v, (Tile, Opaque)) and v.sources & markers.keys()
             else v for v in yielded]
 

@@ -1,7 +1,8 @@
 // RUN: lowercheck opt %s -p extract-accesses | filecheck %s
 // tl.cumsum of an fp16 tile (`tt.scan` whose region adds): the store's value was accumulated in f16
 // (`accumulation`, for LC305), and its elements combine other lanes' inputs (out[i] = x[0] + ... +
-// x[i]), so the dependence is marked moved (inexact), not elementwise as `sources = ["r0"]` would say.
+// x[i]): the source is a prefix along the tile's lane (`r0^LANE3`), not elementwise as
+// `sources = ["r0"]` would say, and its operator is the region's sum.
 
 builtin.module {
   kernel.entry @scan attributes {language = "triton", file = "scan.py"} {
@@ -29,4 +30,4 @@ builtin.module {
 
 // CHECK:      access.kernel @k attributes {grid = ["1", "1", "1"]} {
 // CHECK-NEXT:   access.access {buffer = "x", kind = "read", {{.*}} id = "r0", sources = []
-// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} id = "w0", sources = ["*moved*", "r0"], {{.*}}accumulation = ["f16"], combined = ["sum"], lanes = ["LANE3"]}
+// CHECK-NEXT:   access.access {buffer = "return0", kind = "write", {{.*}} id = "w0", sources = ["r0^LANE3"], {{.*}}accumulation = ["f16"], combined = ["sum"], lanes = ["LANE3"]}
