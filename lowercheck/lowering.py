@@ -375,8 +375,8 @@ def _dependences_text(module: ModuleOp, rel, budget_s: float, timed: bool) -> st
 
     entry = next(op for op in module.ops if isinstance(op, EntryOp))
     buffers = [p for p in entry.params if p.kind.data == "buffer"]
-    outputs = [p.pname for p in buffers if p.role.data in ("out", "inout") and rel.of(p.pname, "write")]
-    inputs = [p.pname for p in buffers if p.role.data in ("in", "inout")]
+    outputs = list(dict.fromkeys(p.pname for p in buffers if p.role.data in ("out", "inout") and rel.of(p.pname, "write")))
+    inputs = list(dict.fromkeys(p.pname for p in buffers if p.role.data in ("in", "inout")))
     if not outputs or rel.unmodelled:
         return ""
     lines = ["// dependences: the input elements each output element's stored value is computed from (LC204)"]

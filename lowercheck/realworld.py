@@ -356,6 +356,7 @@ class Row:
     # some input (what `diff` would leave "not compared": LC204).
     dependences: int = 0
     not_exact: int = 0
+    dependence_gaps: list[str] = field(default_factory=list)  # why, for each output not exact
 
 
 _DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
@@ -470,6 +471,20 @@ def dependence_counts(stdout: str) -> tuple[int, int]:
     return len(seen), sum(seen.values())
 
 
+_GAP = re.compile(r"^//   (?P<out>\w+) on [^:]+: " + NOT_EXACT + r" \((?P<why>.*)\): `diff`")
+
+
+def dependence_gaps(stdout: str) -> list[str]:
+    """Why each output that is not exact is not (its first input's reason, locations and names
+    left out so that one cause reads the same in every file)."""
+    found: dict[str, str] = {}
+    for line in stdout.splitlines():
+        if m := _GAP.match(line):
+            why = re.sub(r"\S+:\d+:\d+", "FILE:LINE", m["why"])
+            found.setdefault(m["out"], re.sub(r"`[^`]*`", "`...`", why))
+    return list(found.values())
+
+
 def _message(stderr: str) -> tuple[str, str]:
     for line in stderr.splitlines():
         if m := _LOCATED.match(line):
@@ -524,6 +539,7 @@ def _lower_row(file: KernelFile, row: Row, timeout_s: float, memory_mb: int | No
     row.result, construct, where = classify(code, out, err)
     if row.result in LOWERED:
         row.dependences, row.not_exact = dependence_counts(out)
+        row.dependence_gaps = dependence_gaps(out)
     row.construct, row.where, row.seconds = _strip_paths(construct), _shown_where(where, file), round(seconds, 1)
     return row
 
@@ -718,6 +734,11 @@ def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory
         outputs, inexact = sum(r.dependences for r in group), sum(r.not_exact for r in group)
         share = f"{100 * inexact / outputs:.1f}%" if outputs else "-"
         out.append(f"| {name} | {outputs} | {outputs - inexact} | {inexact} | {share} |")
+    gaps = Counter(g for r in counted for g in r.dependence_gaps)
+    if gaps:
+        out += ["", "Why the maps that are not exact are not (per output, its first input's reason):", "",
+                "| outputs | reason |", "| ---: | --- |"]
+        out += [f"| {n} | {_cell(why)} |" for why, n in gaps.most_common(10)]
     out += ["", "## What stops the rest, by cause", "", "All rows that are not lowered, CUTLASS/CuTe/CUB ones included; "
             "the first rule of `CAUSES` that matches a row's message decides.", "", "| rows | cuda | triton | pallas | cause |",
             "| ---: | ---: | ---: | ---: | --- |"]

@@ -191,6 +191,9 @@ def test_dependence_counts_read_the_words_of_lower() -> None:
         "//   q[i0] reads x[i0]",
     ])
     assert realworld.dependence_counts(stdout) == (4, 3)
+    assert realworld.dependence_gaps(stdout) == [
+        "a value stored in `...` feeds itself", "a shuffle whose offset varies",
+        "composing it took more than 10 s"]
     assert realworld.dependence_counts("access.kernel @k {\n}") == (0, 0)
 
 

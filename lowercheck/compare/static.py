@@ -921,7 +921,7 @@ def _reach(rel: Relations, acc: Access, inp: str, active: frozenset[str]) -> isl
     active = active | {acc.id}
     if MOVED in (src.data for src in acc.op.sources.data):
         raise _Inexact(f"the value stored at {acc.location} moved between lanes in a way lowercheck does not "
-                       "follow (tl.reshape, tl.trans of an opaque tile, a scan or histogram, a shuffle whose "
+                       "follow (tl.reshape, tl.trans of an opaque tile, a reversed scan or a histogram, a shuffle whose "
                        "offset varies)")
     result = None
     reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}

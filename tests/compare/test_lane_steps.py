@@ -19,7 +19,7 @@ def lanes_read(source: str) -> list[set[int]]:
     """For each lane of the write, the lanes of the read its value is computed from."""
     base, steps = parse_source(source)
     assert base == "r0"
-    items = _aligned_items(READ, WRITE, steps)
+    items = _aligned_items(READ, WRITE, steps).intersect_domain(WRITE.domain())
     found: list[set[int]] = [set() for _ in range(LANES)]
 
     def add(point: isl.Point) -> None:
@@ -104,3 +104,13 @@ def test_an_offset_taken_twice_is_not_folded() -> None:
     once = "r0" + lane_step("LANE0", "X", 16, WIDTH)
     twice = once + lane_step("LANE0", "x", 16, WIDTH)
     assert merged(frozenset({once, twice})) == {once, twice}
+
+
+def test_a_prefix_reads_the_lanes_up_to_the_writes_and_earlier_trips_stop_before_it() -> None:
+    """`r0^LANE0` (tl.cumsum along the lane): lane l reads lanes 0..l; `r0<LANE0`, the step of a loop's
+    earlier trips, is strict: lane l reads 0..l-1 (none at lane 0)."""
+    assert lanes_read("r0^LANE0") == [set(range(lane + 1)) for lane in range(LANES)]
+    assert lanes_read("r0<LANE0") == [set(range(lane)) for lane in range(LANES)]
+    # after a shuffle: the prefix of the values that lane l + 1 holds (its own lane wins past the group)
+    down = lanes_read("r0^LANE0" + lane_step("LANE0", "d", 1, WIDTH))
+    assert down[0] == {0, 1} and down[WIDTH - 1] == set(range(WIDTH))
