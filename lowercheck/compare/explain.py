@@ -111,7 +111,7 @@ def describe_dependence(dep: isl.Map) -> str:
                 "variables (not put in words)")
     for k, name in enumerate(names):
         dep = dep.set_dim_name(isl.dim_type.in_, k, name)
-    ranges, condition, box = [], "", None
+    ranges, condition, box, piecewise = [], "", None, False
     for j in range(dep.dim(isl.dim_type.out)):
         one = dep.project_out(isl.dim_type.out, j + 1, dep.dim(isl.dim_type.out) - j - 1) \
             .project_out(isl.dim_type.out, 0, j)
@@ -120,6 +120,8 @@ def describe_dependence(dep: isl.Map) -> str:
         hi, _ = _first_piece(hi_pma)
         if lo is None or hi is None:
             return f"{out}[{', '.join(names)}] reads {inp}: {dep}"
+        piecewise = piecewise or lo.endswith(" ...") or hi.endswith(" ...")
+        lo, hi = lo.removesuffix(" ..."), hi.removesuffix(" ...")
         ranges.append(lo if one.is_single_valued() else f"{lo} .. {hi}")
         condition = condition or lo_domain
         space = one.get_space().range()
@@ -132,6 +134,8 @@ def describe_dependence(dep: isl.Map) -> str:
     except isl.Error:
         qualifier = "within "
     text = f"{out}[{', '.join(names)}] reads {qualifier}{inp}[{', '.join(ranges)}]"
+    if piecewise:  # the bounds differ in another piece (a tail a mask cuts short): the interior one is shown
+        text += " (interior piece)"
     return text + (f" for {condition}" if condition else "")
 
 
