@@ -92,3 +92,19 @@ def test_a_scan_kept_across_loop_trips_matches_tl_cumsum(tmp_path: Path) -> None
                            "--json", str(out)])
     [dep] = [f for f in json.loads(out.read_text())["findings"] if f["code"] == "LC204"]
     assert dep["witness"]["read_by"] == "the target"
+
+
+def test_an_fp16_shuffle_reduction_against_an_fp32_tree_is_lc305(tmp_path: Path) -> None:
+    """The accumulation type follows the reduction through shuffles and shared memory: warps that
+    sum in __half (`__hadd` of `__shfl_xor_sync`) against the corpus's fp32 tree read the same inputs
+    (no LC204) and sum them in f16 (LC305)."""
+    out = tmp_path / "report.json"
+    tree = Path(__file__).parents[2] / "corpus" / "reduce_sum" / "reduce_sum.cu"
+    done = run_lowercheck(["diff", str(tree), str(INPUTS / "reduce_sum_half_shuffles.cu"), "--no-run",
+                           "--json", str(out)])
+    doc = json.loads(out.read_text())
+    assert done.returncode == 1, doc["findings"]
+    assert [f["code"] for f in doc["findings"] if f["severity"] == "error"] == ["LC305"]
+    [lc305] = [f for f in doc["findings"] if f["code"] == "LC305"]
+    assert "f16" in lc305["witness"]["target_types"] and lc305["witness"]["source_types"] == ["f32"]
+    assert doc["dependences"] == {"out": "compared"}
