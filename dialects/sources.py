@@ -37,6 +37,7 @@ from dataclasses import dataclass
 MOVED = "*moved*"  # a source marker: the value's elements changed lanes in a way no step spells
 
 _STEP = re.compile(r"([/@~^<])")
+MOVES = "@~^<"  # the steps that move a read between work items (a reduction, `/`, commutes with none)
 _LANE_STEP = re.compile(r"^(LANE\d+)([xXdDuUi])(\d+)w(\d+)$")
 _SPAN = {"x": "X", "d": "D", "u": "U"}
 
@@ -109,6 +110,11 @@ def earlier(source: str, var: str) -> str:
 
 def lane_step(lane: str, kind: str, arg: int, width: int) -> str:
     return str(LaneStep(lane, kind, arg, width))
+
+
+def read_id(source: str) -> str:
+    """The read a source names: what precedes its first step (`r3` of `r3/LANE7~LANE0x1w32`)."""
+    return _STEP.split(source, maxsplit=1)[0]
 
 
 def parse(source: str) -> tuple[str, list[tuple[str, object]]]:
@@ -195,4 +201,4 @@ def _absorb(current: set[str]) -> bool:
     return bool(dropped)
 
 
-__all__ = ["MOVED", "LaneStep", "OrderStep", "earlier", "lane_step", "merged", "parse", "prefix"]
+__all__ = ["MOVED", "MOVES", "LaneStep", "OrderStep", "earlier", "lane_step", "merged", "parse", "prefix", "read_id"]

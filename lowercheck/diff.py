@@ -7,7 +7,6 @@ source file -> front end -> IR -> extract-accesses -> static checks ┐
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -357,7 +356,7 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         for output, status in result.dependences.items():
             static.judged(report.dependences, output, status)
         # The words at the largest sizes with none of 1 (a size of 1 makes a coordinate a constant).
-        score = math.prod(group[0].values()) if group and all(v >= 2 for v in group[0].values()) else 0
+        score = static.words_score(group[0]) if group else 0
         if result.dependence_words and score >= words_score:
             report.dependence_words, words_score = result.dependence_words, score
         for check in result.checks:  # a refutation at any size wins; otherwise the first group's words

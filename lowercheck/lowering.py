@@ -404,11 +404,9 @@ def _dependence_lines(rel, outputs: list[str], inputs: list[str], lines: list[st
 
     from lowercheck.compare import explain
     from lowercheck.compare.combining import combined_by
-    from lowercheck.compare.static import UNKNOWN, dependence, operator_words
+    from lowercheck.compare.static import UNKNOWN, dependence
 
     for out in outputs:
-        operators = combined_by(rel, out)
-        by = f"; combined by {' and '.join(operator_words(operators))}" if operators else ""
         found = []
         for inp in inputs:
             context.reset_operations()
@@ -426,11 +424,9 @@ def _dependence_lines(rel, outputs: list[str], inputs: list[str], lines: list[st
                              "`diff` does not compare it")
             elif dep is not None:
                 try:
-                    words = explain.describe_dependence(dep) if dep.n_basic_map() <= 16 else \
-                        f"{out} reads {inp} through {dep.n_basic_map()} pieces"
+                    found.append(f"//   {explain.dependence_sentence(dep, combined_by(rel, out))}")
                 except isl.Error:
-                    words = f"{out} reads {inp} (isl's budget ran out putting it in words)"
-                found.append(f"//   {words}{by}")
+                    found.append(f"//   {out}[...] reads {inp} (isl's budget ran out putting it in words)")
         lines += found
         done.add(out)
 

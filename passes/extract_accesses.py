@@ -22,12 +22,12 @@ Input: a module with one `kernel.entry` and its kernels. Output: the `kernel.ent
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import sympy
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -44,7 +44,7 @@ from xdsl.passes import ModulePass
 from lowercheck import symbolic
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import BOUNDS_CHECKED, EntryOp, LaunchOp, split_view
-from lowercheck.dialects.sources import MOVED, earlier, lane_step, merged, prefix
+from lowercheck.dialects.sources import MOVED, MOVES, earlier, lane_step, merged, prefix, read_id
 from lowercheck.dialects.tt import ATOMIC_RMW_OPS, TensorDescType
 
 # ---------------------------------------------------------------------------------------------
@@ -267,22 +267,14 @@ def combiner(op: Operation | None) -> str:
         test = cond.owner if isinstance(cond.owner, Operation) else None
         if test is not None and test.name in ("arith.cmpf", "arith.cmpi") and \
                 {a, b} == {test.operands[0], test.operands[1]} and a != b:
-            predicate = _predicate_name(test)
+            names = arith.CMPF_COMPARISON_OPERATIONS if test.name == "arith.cmpf" else arith.CMPI_COMPARISON_OPERATIONS
+            predicate = names[int_prop(test, "predicate")]
             first = a == test.operands[0]  # `x > y ? x : y`: the greater; `x > y ? y : x`: the lesser
             if predicate in _GREATER:
                 return "max" if first else "min"
             if predicate in _LESS:
                 return "min" if first else "max"
     return UNNAMED
-
-
-def _predicate_name(test: Operation) -> str:
-    predicate = prop(test, "predicate")
-    names = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
-             "une", "uno", "true") if test.name == "arith.cmpf" else \
-        ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-    value = predicate.value.data if isinstance(predicate, IntegerAttr) else -1
-    return names[value] if 0 <= value < len(names) else ""
 
 
 def _region_combiner(op: Operation) -> str:
@@ -310,16 +302,13 @@ def _joins_instances(st: State, operands: Sequence[Value]) -> bool:
                 for b in theirs:
                     if a == b or a == MOVED or b == MOVED:
                         continue
-                    base_a, base_b = _READ_ID.match(a)[0], _READ_ID.match(b)[0]
+                    base_a, base_b = read_id(a), read_id(b)
                     if base_a == base_b and ("~" in a or "~" in b):
                         return True
                     buffer_a, buffer_b = st.read_buffers.get(base_a), st.read_buffers.get(base_b)
                     if base_a != base_b and buffer_a is not None and buffer_a == buffer_b and buffer_a[1] != "global":
                         return True
     return False
-
-
-_READ_ID = re.compile(r"[^/@~^<]*")  # a source's read id: what precedes its first step
 
 
 def _joined(st: State, op: Operation, operands: Sequence[Value]) -> frozenset[str]:
@@ -893,12 +882,9 @@ def _access(op: Operation, st: State, kind: str, ptr_value: SSAValue, mask: SSAV
 
 def _atomic_combiner(op: Operation) -> str:
     if op.name == "memref.atomic_rmw":
-        kind = prop(op, "kind")
-        return _RMW_COMBINERS.get(kind.value.data if isinstance(kind, IntegerAttr) else -1, UNNAMED)
+        return _RMW_COMBINERS.get(int_prop(op, "kind"), UNNAMED)
     if op.name == "tt.atomic_rmw":
-        kind = prop(op, "atomic_rmw_op")
-        return _TT_RMW_COMBINERS.get(ATOMIC_RMW_OPS.get(kind.value.data if isinstance(kind, IntegerAttr) else -1, ""),
-                                     UNNAMED)
+        return _TT_RMW_COMBINERS.get(ATOMIC_RMW_OPS.get(int_prop(op, "atomic_rmw_op"), ""), UNNAMED)
     return UNNAMED  # a compare-and-swap loop: whatever it computes
 
 
@@ -1069,7 +1055,7 @@ def reduced(source: str, lane: str) -> str:
     rename (`@...`) commute and a lane reduced twice is reduced once, so they are kept sorted and
     unique: a loop of alternating row and column reductions (Sinkhorn) keeps one source per read,
     not one per path (which doubled with each trip)."""
-    cut = max(source.rfind(c) for c in "@~^<")  # reductions commute back to the last move
+    cut = max(source.rfind(c) for c in MOVES)  # reductions commute back to the last move
     head, tail = (source[:cut + 1], source[cut + 1:]) if cut >= 0 else ("", source)
     base, *steps = tail.split("/")
     if lane in steps:
@@ -1091,15 +1077,13 @@ def _tt_scan(op: Operation, st: State) -> None:
         accum |= {t for o in op.operands if (t := _float_name(o.type))}
     srcs = sources_of(*operands) | {MOVED}
     if op.name == "tt.scan" and len(operands) == 1:
-        reverse = prop(op, "reverse")
         value_dims = getattr(operands[0], "dims", ())
         axis = int_prop(op, "axis")
         lane = value_dims[axis] if axis < len(value_dims) else None
         shape = shape_of(op.operands[0])
         if lane is None and axis < len(shape) and shape[axis] == 1:  # a scan of one element is that element
             srcs = sources_of(operands[0])
-        elif lane is not None and not (reverse is not None and getattr(reverse, "value", None) is not None
-                                     and reverse.value.data):
+        elif lane is not None and not int_prop(op, "reverse"):
             srcs = frozenset(prefix(s, lane.name) if s != MOVED and not s.startswith("*") else s
                              for s in sources_of(operands[0]))
     for i, r in enumerate(op.results):

@@ -30,6 +30,7 @@ from lowercheck.compare import coordinates
 from lowercheck.dialects._expr import strings
 from lowercheck.dialects.access import AccessOp, BufferOp, IndirectOp, KernelOp, UnmodelledOp
 from lowercheck.dialects.kernel import EntryOp
+from lowercheck.dialects.sources import read_id
 from lowercheck.errors import SourceLocation
 
 
@@ -145,6 +146,23 @@ class Relations:
 
     def of(self, buffer: str, *kinds: str) -> list[Access]:
         return [a for a in self.accesses if a.buffer == buffer and (not kinds or a.kind in kinds)]
+
+    def writes_reaching(self, buffer: str) -> list[Access]:
+        """The writes (and atomics) of `buffer`, and those of the shared and local buffers whose values
+        their reads pass on, transitively (a tree's stores behind the store of its result)."""
+        found: dict[tuple[int, str], Access] = {}
+        pending = list(self.of(buffer, "write", "atomic"))
+        while pending:
+            acc = pending.pop()
+            if (acc.kernel, acc.id) in found:
+                continue
+            found[(acc.kernel, acc.id)] = acc
+            reads = {r.id: r for r in self.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
+            for source in acc.op.sources.data:
+                read = reads.get(read_id(source.data))
+                if read is not None and read.space != "global":
+                    pending += [w for w in self.of(read.buffer, "write", "atomic") if w.kernel == acc.kernel]
+        return list(found.values())
 
     def union(self, buffer: str, *kinds: str) -> isl.UnionMap | None:
         maps = [a.relation for a in self.of(buffer, *kinds)]

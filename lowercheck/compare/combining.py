@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lowercheck.compare.accesses import Relations
-from lowercheck.dialects.sources import parse
 from lowercheck.findings import Finding
 
 UNNAMED = "?"  # a combination the pass could not name (an online softmax's rescaled sum)
@@ -26,22 +25,16 @@ UNNAMED = "?"  # a combination the pass could not name (an online softmax's resc
 def combined_by(rel: Relations, buffer: str) -> frozenset[str]:
     """The operators that combined the values stored into `buffer`, through shared and local
     buffers: each write's own, and those of the writes its reads of such buffers take from."""
-    found: set[str] = set()
-    seen: set[tuple[int, str]] = set()
-    pending = list(rel.of(buffer, "write", "atomic"))
-    while pending:
-        acc = pending.pop()
-        if (acc.kernel, acc.id) in seen:
-            continue
-        seen.add((acc.kernel, acc.id))
-        if acc.op.combined is not None:
-            found |= {c.data for c in acc.op.combined.data}
-        reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
-        for base in (parse(s.data)[0] for s in acc.op.sources.data):
-            read = reads.get(base)
-            if read is not None and read.space != "global":
-                pending += [w for w in rel.of(read.buffer, "write", "atomic") if w.kernel == acc.kernel]
-    return frozenset(found)
+    key = ("combined", buffer)
+    if key not in rel.memo:
+        rel.memo[key] = frozenset(c.data for acc in rel.writes_reaching(buffer) if acc.op.combined is not None
+                                  for c in acc.op.combined.data)
+    return rel.memo[key]
+
+
+def operator_words(operators: frozenset[str]) -> list[str]:
+    """Operators as a sentence says them (UNNAMED: "an operator lowercheck does not name")."""
+    return sorted(o if o != UNNAMED else "an operator lowercheck does not name" for o in operators)
 
 
 def compare_operators(src: Relations, tgt: Relations, correspondence: Mapping[str, str],
@@ -58,16 +51,12 @@ def compare_operators(src: Relations, tgt: Relations, correspondence: Mapping[st
         if not mine or not theirs or UNNAMED in mine | theirs or mine & theirs:
             continue
         findings.append(Finding(
-            "LC204", f"output `{t_out}` combines its inputs by {_words(mine)} on the target; the source's "
-                     f"`{s_out}` by {_words(theirs)}",
+            "LC204", f"output `{t_out}` combines its inputs by {' and '.join(operator_words(mine))} on the "
+                     f"target; the source's `{s_out}` by {' and '.join(operator_words(theirs))}",
             side="target", buffer=t_out, location=target_location(tgt, t_out),
             other_location=source_location(src, s_out),
             witness={"sizes": dict(src.sizes or {}), "target_operators": sorted(mine),
                      "source_operators": sorted(theirs)},
-            hint=f"reduce with the source's operator ({_words(theirs)}): the same elements combined by "
+            hint=f"reduce with the source's operator ({' and '.join(operator_words(theirs))}): the same elements combined by "
                  "another operator give other values"))
     return findings
-
-
-def _words(operators: frozenset[str]) -> str:
-    return " and ".join(sorted(operators))  # never UNNAMED: a finding needs both sides named

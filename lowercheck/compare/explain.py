@@ -17,6 +17,7 @@ import re
 import islpy as isl
 
 from lowercheck.compare.accesses import Access, Relations
+from lowercheck.compare.combining import operator_words
 
 _VERBS = {"read": "reads", "write": "writes", "atomic": "updates"}
 
@@ -139,6 +140,12 @@ def describe_dependence(dep: isl.Map) -> str:
     return text + (f" for {condition}" if condition else "")
 
 
+def dependence_sentence(dep: isl.Map, operators: frozenset[str]) -> str:
+    """`describe_dependence`, and the operators that combined the output (`combining.combined_by`)."""
+    by = f"; combined by {' and '.join(operator_words(operators))}" if operators else ""
+    return describe_dependence(dep) + by
+
+
 # Past these a dependence map is not put in words: isl's lexmin over a few pieces of several
 # existential variables each (a layer norm's flat rows) took a minute, and its C code sees no alarm.
 _WORDS_DIVS = 1  # existential variables per piece
@@ -203,4 +210,4 @@ def _rename(text: str, names: dict[str, str]) -> str:
     return text
 
 
-__all__ = ["describe", "describe_all", "describe_dependence", "describe_set", "relation_text"]
+__all__ = ["dependence_sentence", "describe", "describe_all", "describe_dependence", "describe_set", "relation_text"]

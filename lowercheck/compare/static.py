@@ -132,27 +132,24 @@ def analyse(source: Side, target: Side, correspondence: Mapping[str, str],
 
 
 _WORDS_OPERATIONS = 10**7  # isl operations the words of the dependence maps may take, after the checks
-_WORDS_PIECES = 16  # a map of more pieces is not put in words (its piece count is)
 
 
 def _dependence_words(maps: Mapping[tuple[str, str, str], tuple[Any, frozenset[str]]]) -> dict[str, list[str]]:
     """Each side's compared dependence maps in words, with the operators that combined the output;
     what isl cannot put in words within `_WORDS_OPERATIONS` is left out."""
     words: dict[str, list[str]] = {}
-    for (side, out, inp), (dep, operators) in maps.items():
-        by = f"; combined by {' and '.join(operator_words(operators))}" if operators else ""
+    for (side, _, _), (dep, operators) in maps.items():
         try:
-            text = explain.describe_dependence(dep) if dep.n_basic_map() <= _WORDS_PIECES else \
-                f"`{out}` reads `{inp}` through {dep.n_basic_map()} pieces"
+            words.setdefault(side, []).append(explain.dependence_sentence(dep, operators))
         except isl.Error:
             break
-        words.setdefault(side, []).append(text + by)
     return words
 
 
-def operator_words(operators: frozenset[str]) -> list[str]:
-    """`combined` operators as a sentence says them ("?": an operator lowercheck does not name)."""
-    return sorted(o if o != "?" else "an operator lowercheck does not name" for o in operators)
+def words_score(sizes: Mapping[str, int]) -> int:
+    """How well a binding of the sizes shows a dependence map in words: the largest with none of 1
+    (a size of 1 makes a coordinate a constant) best; 0 for one with a size of 1."""
+    return math.prod(sizes.values()) if all(v >= 2 for v in sizes.values()) else 0
 
 
 def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
@@ -205,10 +202,8 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
                                 "with torch operations of its wrapper, after its launches, no kernel writing "
                                 f"{'them' if len(side.host_written) > 1 else 'it'}: the runs check the values, "
                                 "the access checks have nothing there to check")
-    # The words of the dependence maps: at the largest swept sizes where every size is at least 2 (a
-    # size of 1 makes a coordinate a constant), where the checks ran for one size at a time.
-    sized = [k for k, b in enumerate(sweep) if all(v >= 2 for v in b.values())] if len(per_binding) > 1 else []
-    words_at = max(sized, key=lambda k: math.prod(sweep[k].values())) if sized else 0
+    # The words of the dependence maps, where the checks ran for one size at a time: at the best sizes.
+    words_at = max(range(len(sweep)), key=lambda k: words_score(sweep[k])) if len(per_binding) > 1 else 0
     for k, rels in enumerate(per_binding):
         findings: list[Finding] = []
         for rel, side in rels:
@@ -828,22 +823,8 @@ _PRECISION = {"f64": 53, "f32": 24, "tf32": 11, "f16": 11, "bf16": 8}
 def accumulates(rel: Relations, buffer: str) -> set[str]:
     """The float types the values stored into `buffer` were summed in, through shared and local
     buffers (a shared-memory tree reduction sums in the shared array's type)."""
-    found: set[str] = set()
-    seen: set[str] = set()
-    pending = list(rel.of(buffer, "write", "atomic"))
-    while pending:
-        acc = pending.pop()
-        if acc.id in seen:
-            continue
-        seen.add(acc.id)
-        if acc.op.accumulation is not None:
-            found |= {a.data for a in acc.op.accumulation.data}
-        reads = {r.id: r for r in rel.accesses if r.kernel == acc.kernel and r.kind in ("read", "atomic")}
-        for source in (parse_source(s.data)[0] for s in acc.op.sources.data):
-            read = reads.get(source)
-            if read is not None and read.space != "global":
-                pending += [w for w in rel.of(read.buffer, "write", "atomic") if w.kernel == acc.kernel]
-    return found
+    return {a.data for acc in rel.writes_reaching(buffer) if acc.op.accumulation is not None
+            for a in acc.op.accumulation.data}
 
 
 def _accumulation_types(src: Relations, tgt: Relations, correspondence: Mapping[str, str],
@@ -1110,12 +1091,6 @@ def _feeds(rel: Relations, buffer: str, kernel: int, inp: str) -> bool:
 def parse_source(source: str) -> tuple[str, list[tuple[str, Any]]]:
     """A write's source: its read id and steps (`lowercheck.dialects.sources`)."""
     return sources.parse(source)
-
-
-def _align(r: isl.Map, w: isl.Map, steps: list[tuple[str, Any]]) -> isl.Map | None:
-    """{ work item of `w` -> element `r` reads }, after the source's steps (`_aligned_items`)."""
-    items = _aligned_items(r, w, steps)
-    return None if items is None else items.apply_range(r)
 
 
 def _aligned_items(r: isl.Map, w: isl.Map, steps: list[tuple[str, Any]]) -> isl.Map | None:
