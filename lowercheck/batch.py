@@ -486,8 +486,9 @@ def markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], baseli
 
 def dependence_markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outcome]) -> list[str]:
     """How LC204 judged each output of each case (the reports' `dependences`): how many dependence
-    maps were compared, left to the runs (partly proved) or not compared, and which were not."""
-    counts = {status: 0 for status in ("compared", "left to the runs", "not compared")}
+    maps were compared, observed in runs, left to the runs (partly proved) or not compared, and which
+    were not."""
+    counts = {status: 0 for status in ("compared", "observed", "left to the runs", "not compared")}  # static.DEPENDENCE_STATUSES
     not_compared: list[str] = []
     for case in cases:
         outcome = outcomes.get((case.key, "lowercheck"))
@@ -500,10 +501,12 @@ def dependence_markdown(cases: list[Case], outcomes: dict[tuple[str, str], Outco
     return ["", "## Dependence maps (LC204)", "",
             "Per output of each case whose two sides have schedules (a PyTorch reference has none): its "
             "dependence map (which input elements each output element is computed from) compared "
-            "statically, left to the runs (an index or a write from loaded data: partly proved), or not "
-            "compared (not exact on one side).", "",
-            f"{total} outputs: {counts['compared']} compared, {counts['left to the runs']} left to the runs, "
-            f"{counts['not compared']} not compared{share}.", "",
+            "statically, observed (not exact on one side statically, so observed in runs that replace a "
+            "slice of each input at a time: `lowercheck/observe.py`), left to the runs (an index or a write "
+            "from loaded data: partly proved), or not compared (not exact statically, and not observed: "
+            "`--no-run`, or a run failed).", "",
+            f"{total} outputs: {counts['compared']} compared, {counts['observed']} observed, "
+            f"{counts['left to the runs']} left to the runs, {counts['not compared']} not compared{share}.", "",
             "Not compared: " + ("; ".join(not_compared) if not_compared else "none") + "."]
 
 

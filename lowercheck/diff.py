@@ -7,8 +7,6 @@ source file -> front end -> IR -> extract-accesses -> static checks ┐
 from __future__ import annotations
 
 import concurrent.futures
-import os
-import re
 from collections.abc import Mapping, Sequence
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -18,7 +16,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from lowercheck import __version__, cuda_on_cpu, ir, plan, symbolic
+from lowercheck import __version__, cuda_on_cpu, plan
 from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
@@ -26,6 +24,7 @@ from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
 from lowercheck.errors import UserError
 from lowercheck.judge import indexed_by_data, merge_shared, merge_unwritten, outside_the_domain
+from lowercheck.observe import observe
 from lowercheck.plan import capturable_sizes
 from lowercheck.findings import Evidence, Finding, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
@@ -61,8 +60,9 @@ from lowercheck.lowering import (
     typed_sizes,
 )
 from lowercheck.runners import poison
-from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.runners.base import RunResult
 from lowercheck.spec import Spec
+from lowercheck.arguments import TYPICAL_DRAWS, concrete_shape, is_argument, plan_arguments, run_request
 
 
 
@@ -284,6 +284,7 @@ def diff(options: DiffOptions) -> Report:
     _migration(report, sides, options, sweep)
     if options.run:
         _differential(report, sides, correspondence, outputs, sweep, options)
+        observe(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
 
@@ -302,7 +303,7 @@ def _with_example_sizes(sweep: list[dict[str, int]], sides: dict[str, SideInfo],
         sizes = {name: example[name] for name in size_names}
         if sizes in sweep:
             continue
-        largest = max((int(np.prod(_concrete_shape(p, sizes))) for p in info.params() if p.kind.data == "buffer"),
+        largest = max((int(np.prod(concrete_shape(p, sizes))) for p in info.params() if p.kind.data == "buffer"),
                       default=0)
         if largest <= EXAMPLE_ELEMENTS:
             notes.append(f"also the sizes of {info.path}'s example inputs: {_fmt_sizes(sizes)}")
@@ -397,7 +398,7 @@ def _cost(sides: dict[str, SideInfo], traffic: dict[str, dict[str, Any]], sizes:
             rel = None
         flops = 0
         for out in outs:
-            elements = int(np.prod(_concrete_shape(out, sizes))) if out.shape.data else 0
+            elements = int(np.prod(concrete_shape(out, sizes))) if out.shape.data else 0
             k = numerics.reduction_length(rel, out.pname, ins) if rel is not None else None
             flops += elements * (2 * k if k and k > 1 else 1)
         per_side[name] = cost.side_cost(traffic.get(name, {}), flops, device, dtype)
@@ -551,8 +552,8 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     if flushes and not baseline:
         report.notes.append("special-value inputs without denormals: a Pallas side runs in JAX, which flushes "
                             "them to zero on the CPU (as a TPU does)")
-    plans = [_plan(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
-    batches = {name: [_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
+    plans = [plan_arguments(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
+    batches = {name: [run_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
                       for plan, run in zip(plans, runs)] for name in ("source", "target")}
     policies = _policies(sides, outputs, runs, plans, baseline)
     oracle_kind = None
@@ -645,7 +646,6 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         _add_run_findings(report, findings, seen)
 
 
-TYPICAL_DRAWS = ("normal", "uniform", "rand01")  # the input kinds an inferred index range applies to
 
 
 def _index_ranges(side: SideInfo, indexed: Mapping[str, list[str]], notes: list[str]) -> None:
@@ -725,7 +725,7 @@ def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: 
             if s not in src_params:
                 continue
             dtype = dtype_name(src_params[s])
-            shape = _concrete_shape(src_params[s], run.sizes)
+            shape = concrete_shape(src_params[s], run.sizes)
             if baseline:
                 pairs.append(dynamic.OutputPair(s, t, fixed=Tolerance(1e-2, 1e-2, "KernelBench allclose: rtol=atol=1e-2"),
                                                 shape=shape, tiles=tiles))
@@ -798,89 +798,6 @@ def _probes(pairs: list[dynamic.OutputPair], source: RunResult, oracle: RunResul
     return findings
 
 
-def _plan(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Mapping[str, int],
-          seed: int, kind: str = "normal") -> dict[str, Any]:
-    """Arguments of both sides for one size binding: the same input values on both sides, outputs
-    poisoned, and a copy of every input to check it is unchanged after the run."""
-    source, target = sides["source"].at(sizes), sides["target"].at(sizes)
-    reverse: dict[str, list[str]] = {}
-    for t, s in correspondence.items():
-        reverse.setdefault(s, []).append(t)
-    tgt_params = {p.pname: p for p in target.params()}
-    rng = np.random.default_rng(seed)
-    zeroed = zeroed_accumulators(source, target, correspondence, is_argument)
-    args: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
-    originals: dict[str, tuple[str, np.ndarray]] = {}
-
-    def give(side: SideInfo, name: str, value: Any) -> None:
-        if isinstance(value, np.ndarray) and side.language == "cuda":
-            value = value.ravel()  # the emulator sees flat buffers, as C pointers are
-        args[side.name][name] = value.copy() if isinstance(value, np.ndarray) else value
-
-    for param in source.params():
-        name = param.pname
-        if param.role.data == "size":
-            args["source"][name] = int(sizes.get(name, 0))
-            continue
-        if param.kind.data == "scalar":
-            value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
-        else:
-            value = _fresh(param, _concrete_shape(param, sizes), kind, seed)
-            def bounds_in(field: str):  # the source's by its name, else the target's by a partner's
-                found = getattr(source, field).get(name)
-                return found or next((getattr(target, field)[p] for p in reverse.get(name, ())
-                                      if p in getattr(target, field)), None)
-
-            bounds = bounds_in("ranges") or (bounds_in("index_ranges") if kind in TYPICAL_DRAWS else None)
-            if bounds is not None:
-                value = _within(value, bounds, sizes)
-            if name in zeroed:
-                value[...] = 0
-            elif param.role.data == "out":
-                poison.fill(value)
-            if param.role.data == "in":  # an inout buffer is meant to change
-                originals[name] = ("source", value.copy())
-        if is_argument(source, param):
-            give(source, name, value)
-        for partner in reverse.get(name, ()):  # an input written in place has two: the input, the result
-            if partner in tgt_params and is_argument(target, tgt_params[partner]):
-                give(target, partner, value)
-                if isinstance(value, np.ndarray) and target.roles.get(partner) == "in":
-                    originals[partner] = ("target", value.copy())
-    for name, param in tgt_params.items():
-        if param.role.data == "size" and name in sizes:
-            args["target"][name] = int(sizes[name])
-    return {**args, "originals": originals}
-
-
-_RETURNED = re.compile(r"^(return|temp)\d+$")
-
-
-def is_argument(side: SideInfo, param: ParamOp) -> bool:
-    """Whether the caller passes this parameter (a Python entry's returned tensors and temporaries,
-    `return0`, `temp0`, ..., are allocated inside it)."""
-    return side.language == "cuda" or not _RETURNED.match(param.pname)
-
-
-def _request(side: SideInfo, args: dict[str, Any], options: DiffOptions, sizes: Mapping[str, int]) -> RunRequest:
-    env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
-    params = [p.pname for p in side.params() if is_argument(side, p)]  # the call order
-    args = {**args, **side.fixed}  # passed by name (the runners of Python entries call by keyword)
-    # Absolute: the run's child starts in another directory (its fork server's), where a relative
-    # path would name another file, or none.
-    return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
-                      ir=ir.print_ir(side.module) if side.language == "cuda" else None,
-                      args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
-                               "fixed": list(side.fixed), "tuples": side.tuples,
-                               **({"grid": _at(side.grid, sizes)} if side.grid is not None else {})})
-
-
-def _at(grid: tuple[str, ...], sizes: Mapping[str, int]) -> list[int]:
-    """A kernel entry's grid at one run's sizes."""
-    values = {symbolic.var(name): value for name, value in sizes.items()}
-    return [int(symbolic.parse(g).subs(values)) for g in grid]
-
-
 # The share of a run's memory limit that its buffers may take (inputs, their copies, the
 # outputs, the float64 oracle's and the runner's own working set take the rest).
 BUFFER_SHARE = 0.25
@@ -889,7 +806,7 @@ BUFFER_SHARE = 0.25
 def _within_budget(runs: list[Run], sides: dict[str, SideInfo], options: DiffOptions, notes: list[str]) -> list[Run]:
     """The runs whose buffers fit the memory budget; each size left out is said in a note (the
     static checks still cover it). Inputs are made in this process, so a size of 2^40 must never
-    reach `_plan`."""
+    reach `plan_arguments`."""
     budget = int(options.memory_mb * 2**20 * BUFFER_SHARE)
     kept, left_out = [], {}
     for run in runs:
@@ -913,7 +830,7 @@ def _buffer_bytes(side: SideInfo, sizes: Mapping[str, int]) -> int:
         if param.kind.data != "buffer" or not is_argument(side, param) and param.role.data != "out":
             continue
         try:
-            count = int(np.prod(_concrete_shape(param, sizes), dtype=object))
+            count = int(np.prod(concrete_shape(param, sizes), dtype=object))
         except UserError:
             continue
         width = getattr(param.element_type, "bitwidth", 32) or 32
@@ -926,34 +843,6 @@ def _bytes_text(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n} B"
-
-
-def _concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:
-    shape = []
-    for dim in param.shape.data:
-        value = symbolic.substitute(symbolic.parse(dim.data), sizes)
-        if not value.is_Integer:
-            from lowercheck.compare.accesses import location_of
-
-            raise UserError(f"the extent `{dim.data}` of `{param.pname}` needs sizes not in the sweep",
-                            location_of(param), hint="give every size in [sizes]")
-        shape.append(int(value))
-    return tuple(shape)
-
-
-def _within(value: np.ndarray, bounds: tuple[str | int, str | int], sizes: Mapping[str, int]) -> np.ndarray:
-    """An integer input's values folded into the spec's `range = [lo, hi]` (lo <= v < hi), the
-    draw's pattern kept (an index table of a lookup: every id a valid row)."""
-    lo, hi = (int(symbolic.substitute(symbolic.parse(str(b)), sizes)) for b in bounds)
-    if hi <= lo:
-        return np.full_like(value, lo)
-    return (np.mod(value.astype(np.int64) - lo, hi - lo) + lo).astype(value.dtype)
-
-
-def _fresh(param: ParamOp, shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:
-    """A buffer's values for one run: `kind` (`lowercheck.compare.inputs`), drawn from the run's
-    seed and the parameter's name, so `--seed` reproduces every input."""
-    return inputs.generate(kind, shape, dtype_name(param), seed, key=param.pname)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -611,7 +611,8 @@ def uncertain(rel: Relations, buffer: str) -> bool:
 
 
 # How an output's dependence map was judged, best first; over several size bindings the worst stands.
-DEPENDENCE_STATUSES = ("compared", "left to the runs", "not compared")
+# "observed": not compared statically, then observed in runs (`lowercheck.observe`).
+DEPENDENCE_STATUSES = ("compared", "observed", "left to the runs", "not compared")
 
 
 def judged(statuses: dict[str, str], output: str, status: str) -> None:

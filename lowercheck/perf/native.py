@@ -8,7 +8,7 @@
   called with torch CUDA tensors: Triton compiles and launches the kernels natively.
 - Other languages (Pallas, PyTorch references) are not timed natively yet: `NativeUnavailable`.
 
-Both sides get the values `lowercheck diff` runs them on (`diff._plan`: the same values on both
+Both sides get the values `lowercheck diff` runs them on (`arguments.plan_arguments`: the same values on both
 sides, outputs poisoned), copied to the device; every input set is drawn from a new seed. The input
 set is one flat tuple (source arguments, then target arguments) so the harness can rotate it and the
 caching detector (LC403) can overwrite it in place. Each side's call returns its outputs.
@@ -225,7 +225,7 @@ def native_pair(report: Any, sizes: Mapping[str, int], seed: int, arch: str, fol
                 to_device: Callable[[np.ndarray], Any]) -> NativePair:
     """Native calls for the two sides of a `diff` report at `sizes`, and their input generator.
     `to_device` turns one numpy array into a device tensor (torch.from_numpy(...).cuda())."""
-    from lowercheck import diff as lc_diff
+    from lowercheck.arguments import plan_arguments
 
     sides = {"source": report.source, "target": report.target}
     for name, side in sides.items():
@@ -235,7 +235,7 @@ def native_pair(report: Any, sizes: Mapping[str, int], seed: int, arch: str, fol
     views = {name: side.at(sizes) for name, side in sides.items()}
 
     def plan(draw: int) -> dict[str, dict[str, Any]]:
-        return lc_diff._plan(views, mapping, sizes, seed + draw)
+        return plan_arguments(views, mapping, sizes, seed + draw)
 
     first = plan(0)
     order = [(name, arg) for name in ("source", "target") for arg in first[name]]

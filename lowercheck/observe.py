@@ -1,0 +1,294 @@
+"""Observe stage of `diff`: the dependence maps the static checks could not compare (not exact on a
+side: a shuffle whose offset varies, a tile reshaped, a buffer that feeds itself), observed in runs
+at one small size binding (`lowercheck.compare.provenance`).
+
+Both sides run on the same inputs as the differential runs, then once per group of input elements
+replaced. An output whose observed maps agree is "observed" (not "proved"); one where a single
+input element changes an output element on one side only, and the sides' values then differ, is
+LC204 with that witness. Everything else (a failed run, no floating-point input, no size small
+enough) leaves the output "not compared", with a note saying why.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lowercheck.arguments import concrete_shape, plan_arguments, run_request
+from lowercheck.compare import provenance, static
+from lowercheck.compare.accesses import location_of
+from lowercheck.errors import UserError
+from lowercheck.findings import Evidence, Finding
+
+if TYPE_CHECKING:
+    from lowercheck.diff import DiffOptions, Report, SideInfo
+    from lowercheck.runners.base import RunResult
+
+# The largest binding observed: the input elements of both sides together. The runs grow with the
+# logarithm of each extent, their cost with the elements.
+MAX_ELEMENTS = 8192
+MAX_RUNS = 256  # runs per side: one per slice of each input
+MAX_CONFIRMATIONS = 64  # single-element runs per side, over all candidate differences
+NOT_COMPARED = "not compared"
+OBSERVED = "observed"
+AGAIN = 7919  # the clean run again with other block and atomic orders (as the determinism probe)
+
+
+@dataclass
+class Perturbation:
+    """One run of both sides: the clean inputs, or one input's group of elements replaced."""
+
+    source_input: str | None = None
+    target_inputs: tuple[str, ...] = ()
+    shape: tuple[int, ...] = ()
+    mask: np.ndarray | None = None
+    seed: int = 0
+    group: provenance.Group | None = None
+    element: int | None = None  # a single-element run: the flat index replaced
+
+
+@dataclass
+class Input:
+    source: str
+    targets: tuple[str, ...]
+    shape: tuple[int, ...]
+    groups: list[provenance.Group] = field(default_factory=list)
+    first_run: int = 0  # the index of its first group's run in the batch
+
+
+def observation_sizes(sweep: Sequence[Mapping[str, int]], sides: Mapping[str, SideInfo]) -> dict[str, int] | None:
+    """The binding the maps are observed at: of the swept ones whose buffers hold at most
+    MAX_ELEMENTS elements on both sides and whose inputs need at most MAX_RUNS runs (the sum of
+    their extents), the largest with every size above 1 (the most structure), else the largest."""
+    def cost(sizes: Mapping[str, int]) -> tuple[int, int] | None:
+        elements, runs = 0, 0
+        for name, side in sides.items():
+            for param in side.at(sizes).params():
+                if param.kind.data != "buffer":
+                    continue
+                try:
+                    shape = concrete_shape(param, sizes)
+                except UserError:
+                    return None
+                elements += int(np.prod(shape, dtype=object))
+                if name == "source" and param.role.data in ("in", "inout"):
+                    runs += provenance.runs_needed([shape])
+        return elements, runs
+
+    counted = [(b, c[0]) for b in sweep if (c := cost(b)) is not None and c[0] <= MAX_ELEMENTS and c[1] <= MAX_RUNS]
+    if not counted:
+        return None
+    above_one = [(b, n) for b, n in counted if all(v > 1 for v in b.values())] or counted
+    return dict(max(above_one, key=lambda item: item[1])[0])
+
+
+def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
+            outputs: list[tuple[str, str]], sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> None:
+    """Observe the maps of the outputs `report.dependences` left "not compared"; record the
+    outcome there, in the LC204 check's verdict, the notes, the words and the findings."""
+    pending = [(s, t) for s, t in outputs if report.dependences.get(t) == NOT_COMPARED]
+    if not pending:
+        return
+    sizes = observation_sizes(sweep, sides)
+    if sizes is None:
+        report.notes.append(f"dependences not compared statically were not observed either: no swept size has at "
+                            f"most {MAX_ELEMENTS} buffer elements and inputs whose extents add up to at most "
+                            f"{MAX_RUNS}")
+        return
+    at = {name: side.at(sizes) for name, side in sides.items()}
+    plan = plan_arguments(sides, correspondence, sizes, options.seed, "normal")
+    inputs = _inputs(at, correspondence, plan, sizes)
+    if not inputs:
+        report.notes.append("dependences not compared statically were not observed: no floating-point input is "
+                            "passed to both sides")
+        return
+    runs = [Perturbation(seed=options.seed), Perturbation(seed=options.seed + AGAIN)]
+    for item in inputs:
+        item.groups = provenance.groups(item.shape)
+        item.first_run = len(runs)
+        runs += [Perturbation(item.source, item.targets, item.shape, group.mask(item.shape), options.seed, group)
+                 for group in item.groups]
+    results = _run(at, plan, runs, options, sizes)
+    failed = _failure(results)
+    if failed:
+        report.notes.append(f"dependences not compared statically were not observed: {failed}")
+        return
+    where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    findings: list[Finding] = []
+    observed: list[str] = []
+    words: dict[str, list[str]] = {"source": [], "target": []}
+    confirm: list[tuple[tuple[str, str], Input, int, str, int]] = []  # (pair, input, output element, reader, run)
+    confirmation_runs: list[Perturbation] = []
+    noises: dict[tuple[str, str], tuple[provenance.Noise, provenance.Noise]] = {}
+    s_params = {p.pname: p for p in at["source"].params()}
+    for s_out, t_out in pending:
+        shape = concrete_shape(s_params[s_out], sizes) if s_out in s_params else None
+        arrays = {name: [_output(r, out, shape) for r in results[name]]
+                  for name, out in (("source", s_out), ("target", t_out))}
+        if shape is None or any(a is None for name in arrays for a in arrays[name]):
+            report.notes.append(f"the observed dependence of `{t_out}` was not computed: a run did not return it "
+                                "with its shape")
+            continue
+        noise = (provenance.Noise.of(arrays["source"][0], arrays["source"][1]),
+                 provenance.Noise.of(arrays["target"][0], arrays["target"][1]))
+        noises[(s_out, t_out)] = noise
+        for item in inputs:
+            span = range(item.first_run, item.first_run + len(item.groups))
+            sig = (provenance.signature(noise[0], [arrays["source"][i] for i in span]),
+                   provenance.signature(noise[1], [arrays["target"][i] for i in span]))
+            words["source"].append(provenance.words(sig[0], item.groups, shape, item.shape, s_out, item.source)
+                                   + f" (observed at {where})")
+            words["target"].append(provenance.words(sig[1], item.groups, shape, item.shape, t_out,
+                                                    item.targets[0]) + f" (observed at {where})")
+            tried_groups: set[int] = set()
+            for output, group, reader in provenance.candidates(*sig):
+                if group in tried_groups or len(tried_groups) >= 2:
+                    continue
+                tried_groups.add(group)
+                row = sig[0 if reader == "source" else 1][output]
+                possible = item.groups[group].mask(item.shape) & provenance.hull(row, item.groups, item.shape)
+                for element in provenance.pick(possible):
+                    if len(confirmation_runs) >= MAX_CONFIRMATIONS:
+                        break
+                    single = np.zeros(item.shape, dtype=bool)
+                    single.ravel()[element] = True
+                    confirm.append(((s_out, t_out), item, output, reader, len(confirmation_runs)))
+                    confirmation_runs.append(Perturbation(item.source, item.targets, item.shape, single, options.seed,
+                                                          element=element))
+        observed.append(t_out)
+    witnesses: dict[str, Finding] = {}
+    if confirmation_runs:
+        more = _run(at, plan, confirmation_runs, options, sizes)
+        failed = _failure(more)
+        if failed:
+            report.notes.append(f"candidate differences of the observed dependences were not confirmed: {failed}")
+        else:
+            for (s_out, t_out), item, output, reader, index in confirm:
+                if t_out in witnesses:
+                    continue
+                shape = concrete_shape(s_params[s_out], sizes)
+                src_after = _output(more["source"][index], s_out, shape)
+                tgt_after = _output(more["target"][index], t_out, shape)
+                if src_after is None or tgt_after is None:
+                    continue
+                noise = noises[(s_out, t_out)]
+                if provenance.confirmed(noise[0], noise[1], src_after, tgt_after, output, reader):
+                    witnesses[t_out] = _finding(at, s_out, t_out, item, shape, output, reader,
+                                                confirmation_runs[index], src_after, tgt_after, plan, sizes)
+    findings += witnesses.values()
+    for t_out in observed:
+        report.dependences[t_out] = OBSERVED
+    for side, lines in words.items():
+        report.dependence_words.setdefault(side, [])
+        report.dependence_words[side] += lines
+    runs_each = len(runs) + len(confirmation_runs)
+    names = ", ".join(f"`{t}`" for t in observed)
+    if observed:
+        outcome = f"{len(witnesses)} differ (LC204)" if witnesses else "the same on both sides"
+        report.notes.append(f"dependences of {names} not compared statically were observed in runs at {where} "
+                            f"({runs_each} runs per side, input elements replaced a slice at a time): {outcome}")
+        _verdict(report, where, names, len(witnesses))
+    report.findings += findings
+
+
+def _inputs(at: Mapping[str, SideInfo], correspondence: Mapping[str, str], plan: Mapping[str, Any],
+            sizes: Mapping[str, int]) -> list[Input]:
+    """The floating-point inputs both sides receive, with the target's names for each."""
+    s_params = {p.pname: p for p in at["source"].params()}
+    found: dict[str, list[str]] = {}
+    for t_in, s_in in correspondence.items():
+        if at["target"].roles.get(t_in) not in ("in", "inout") or s_in not in s_params:
+            continue
+        if t_in in plan["target"] and s_in in plan["source"] and provenance.perturbable(plan["source"][s_in]):
+            found.setdefault(s_in, []).append(t_in)
+    return [Input(s_in, tuple(t_ins), concrete_shape(s_params[s_in], sizes)) for s_in, t_ins in found.items()]
+
+
+def _run(at: Mapping[str, SideInfo], plan: Mapping[str, Any], runs: list[Perturbation], options: DiffOptions,
+         sizes: Mapping[str, int]) -> dict[str, list[RunResult]]:
+    """Both sides' results of `runs`, one child per side, the sides in parallel."""
+    from lowercheck.runners.sandbox import run_isolated_batch
+
+    batches: dict[str, list] = {"source": [], "target": []}
+    for run in runs:
+        args = {"source": dict(plan["source"]), "target": dict(plan["target"])}
+        if run.source_input is not None:
+            args["source"][run.source_input] = provenance.replaced(args["source"][run.source_input], run.shape,
+                                                                   run.mask, run.seed)
+            for t_in in run.target_inputs:
+                args["target"][t_in] = provenance.replaced(args["target"][t_in], run.shape, run.mask, run.seed)
+        for name in batches:
+            request = run_request(at[name], args[name], options, sizes)
+            batches[name].append(replace(request, seed=run.seed))
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {name: pool.submit(run_isolated_batch, batch, options.timeout_s, options.memory_mb)
+                   for name, batch in batches.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def _failure(results: Mapping[str, list[RunResult]]) -> str | None:
+    for name, side_results in results.items():
+        for result in side_results:
+            if result.error is not None:
+                last = result.error.strip().splitlines()[-1] if result.error.strip() else result.error
+                return f"a run of the {name} failed ({result.error_kind}: {last[:200]})"
+            if result.oob_total:
+                return f"a run of the {name} accessed memory out of bounds (the runs report it)"
+    return None
+
+
+def _output(result: RunResult, name: str, shape: Sequence[int] | None) -> np.ndarray | None:
+    if shape is None or name not in result.outputs:
+        return None
+    value = np.asarray(result.outputs[name])
+    if value.size != int(np.prod(shape, dtype=object)):
+        return None
+    return value.reshape(tuple(shape))
+
+
+def _first_write(side: SideInfo, buffer: str):
+    from lowercheck.dialects.access import AccessOp
+
+    if side.accesses is None:
+        return None
+    for op in side.accesses.walk():
+        if isinstance(op, AccessOp) and op.buffer.data == buffer and op.kind.data != "read":
+            return location_of(op)
+    return None
+
+
+def _finding(at: Mapping[str, SideInfo], s_out: str, t_out: str, item: Input, shape: Sequence[int], output: int,
+             reader: str, run: Perturbation, src_after: np.ndarray, tgt_after: np.ndarray,
+             plan: Mapping[str, Any], sizes: Mapping[str, int]) -> Finding:
+    element = [int(c) for c in np.unravel_index(output, tuple(shape))]
+    index = [int(c) for c in np.unravel_index(run.element, item.shape)]
+    value = float(np.asarray(provenance.replaced(plan["source"][item.source], item.shape, run.mask, run.seed),
+                             dtype=np.float64).reshape(item.shape)[tuple(index)])
+    values = {"source": float(np.asarray(src_after, dtype=np.float64).ravel()[output]),
+              "target": float(np.asarray(tgt_after, dtype=np.float64).ravel()[output])}
+    other = "target" if reader == "source" else "source"
+    where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    t_in = item.targets[0]
+    return Finding(
+        "LC204", f"element {static.element_text(t_out, element)} of the output changes with "
+        f"{static.element_text(t_in, index)} in the {reader} but not in the {other} (observed at {where}: with that "
+        f"one input element set to {value:.4g}, the source gives {values['source']:.6g} and the target "
+        f"{values['target']:.6g})", side="target", buffer=t_out,
+        location=_first_write(at["target"], t_out), other_location=_first_write(at["source"], s_out),
+        witness={"sizes": dict(sizes), "element": element, "input": t_in, "input_index": index, "read_by": reader,
+                 "replaced_by": value, "values": values, "observed": True},
+        hint="compare the index expressions of the loads feeding this store", evidence=str(Evidence.OBSERVED))
+
+
+def _verdict(report: Report, where: str, names: str, differ: int) -> None:
+    """The LC204 check's verdict once observed: it said "not compared"."""
+    for index, check in enumerate(report.static_checks):
+        if check.code != "LC204" or check.status not in (NOT_COMPARED, str(Evidence.PARAMETRIC),
+                                                         str(Evidence.SWEPT)):
+            continue
+        detail = f"{names} observed at {where}: " + (f"{differ} finding(s)" if differ else "the same on both sides")
+        report.static_checks[index] = static.CheckVerdict(check.code, check.title, str(Evidence.OBSERVED), detail)
