@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--emit", choices=("ir", "access"), default="ir")
     lo.add_argument("--spec", help="TOML spec (sizes, argument shapes and dtypes)")
     lo.add_argument("--no-loc", action="store_true", help="omit source locations")
+    lo.add_argument("--observe", action="store_true",
+                    help="with --emit access: observe in runs the dependence maps that are not exact statically "
+                         "(one small swept size, a slice of each input replaced per run), as `diff` does")
     lo.add_argument("--gpu", default="h100-sxm", help="what the file's device queries (SM count, capability) answer "
                                                      "without a GPU: h100-sxm, h200, a100-80gb, l4 (default h100-sxm)")
 
@@ -240,7 +243,7 @@ def _lower(args) -> int:
     from lowercheck.compare.accesses import left_to_runs
     from lowercheck.dialects.access import UnmodelledOp
     from lowercheck.errors import UserCodeStopped, UserError
-    from lowercheck.lowering import extract_accesses, lower_file, relations_text
+    from lowercheck.lowering import NOT_EXACT, extract_accesses, lower_file, relations_text
 
     from lowercheck import cuda_on_cpu
 
@@ -254,7 +257,12 @@ def _lower(args) -> int:
     sys.stdout.write(ir.print_ir(shown, debuginfo=not args.no_loc))
     if args.emit == "access":
         spec = _spec(args)
-        sys.stdout.write(relations_text(accesses, spec.sweep()[0] if spec.sizes else None))
+        relations = relations_text(accesses, spec.sweep()[0] if spec.sizes else None)
+        sys.stdout.write(relations)
+        if args.observe and f": {NOT_EXACT} (" in relations:
+            from lowercheck.observe import observed_text
+
+            sys.stdout.write(observed_text(args.file, spec, args.gpu))
     unmodelled = [op for op in accesses.walk() if isinstance(op, UnmodelledOp)]
     partly = [op for op in accesses.walk() if left_to_runs(op)]
     if partly and not unmodelled:

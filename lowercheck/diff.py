@@ -74,6 +74,9 @@ class DiffOptions:
     seed: int = 0
     run: bool = True
     static: bool = True
+    # The differential runs over the sweep; False keeps only the runs that observe the dependence
+    # maps not exact statically (`lowercheck/observe.py`): `lower --observe`.
+    differential: bool = True
     device: str = "auto"
     timeout_s: float = 120.0
     memory_mb: int = 8192
@@ -283,7 +286,9 @@ def diff(options: DiffOptions) -> Report:
         report.cost = _occupancy(report.cost, sides)
     _migration(report, sides, options, sweep)
     if options.run:
-        _differential(report, sides, correspondence, outputs, sweep, options)
+        indexed = _index_inputs(report, sides)
+        if options.differential:
+            _differential(report, sides, correspondence, outputs, sweep, options, indexed)
         observe(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
@@ -532,18 +537,25 @@ def probe_sizes(sweep: Sequence[Mapping[str, int]]) -> Mapping[str, int]:
     return max(fitting, key=lambda b: (min(b.values(), default=0), sum(b.values())))
 
 
-def _differential(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
-                  outputs: list[tuple[str, str]], sweep, options: DiffOptions) -> None:
-    """Run both sides on the same inputs for every run of the plan and compare (one child process
-    per side for all runs, the two sides in parallel); a CUDA source also runs in float64 (the
-    emulator's shadow mode): the oracle."""
-    from lowercheck.runners.sandbox import run_isolated_batch
-
+def _index_inputs(report: Report, sides: dict[str, SideInfo]) -> dict[str, list[str]]:
+    """The buffers the source indexes with loaded data (by the index inputs), each index input's
+    range set for the runs (`_index_ranges`)."""
     source, target = sides["source"], sides["target"]
-    indexed = indexed_by_data(source.accesses)  # buffers the source indexes with loaded data
+    indexed = indexed_by_data(source.accesses)
     _index_ranges(source, indexed, report.notes)
     if not indexed:  # a PyTorch reference has no accesses: the kernel says what indexes what
         _index_ranges(target, indexed_by_data(target.accesses), report.notes)
+    return indexed
+
+
+def _differential(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
+                  outputs: list[tuple[str, str]], sweep, options: DiffOptions, indexed: dict[str, list[str]]) -> None:
+    """Run both sides on the same inputs for every run of the plan and compare (one child process
+    per side for all runs, the two sides in parallel); a CUDA source also runs in float64 (the
+    emulator's shadow mode): the oracle. `indexed`: the buffers the source indexes with loaded data."""
+    from lowercheck.runners.sandbox import run_isolated_batch
+
+    source, target = sides["source"], sides["target"]
     flushes = any(s.language in FLUSHES_SUBNORMALS for s in (source, target))
     runs = _within_budget(plan_runs(sweep, options, flushes), sides, options, report.notes)
     if not runs:

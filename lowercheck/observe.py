@@ -23,17 +23,22 @@ from lowercheck.compare import provenance, static
 from lowercheck.compare.accesses import location_of
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding
+from lowercheck.lowering import OBSERVED_LINE
 
 if TYPE_CHECKING:
     from lowercheck.diff import DiffOptions, Report, SideInfo
     from lowercheck.runners.base import RunResult
 
-# The largest binding observed: the input elements of both sides together. The runs grow with the
-# logarithm of each extent, their cost with the elements.
-MAX_ELEMENTS = 8192
-MAX_RUNS = 256  # runs per side: one per slice of each input
+# The bindings observed: the buffer elements of a side (a run's cost), and the runs
+# (the sum of the inputs' extents).
+SMALL_ELEMENTS = 4096
+MAX_ELEMENTS = 1 << 20
+MAX_RUNS = 512  # runs per side: one per slice of each input
+MAX_WORK = 1 << 25  # elements times runs
+BUDGET_S = 60.0  # the runs' time, estimated from one clean run of each side
 MAX_CONFIRMATIONS = 64  # single-element runs per side, over all candidate differences
 NOT_COMPARED = "not compared"
+LEFT_TO_THE_RUNS = "left to the runs"  # partly proved: the runs bounds-check them, and this stage observes them
 OBSERVED = "observed"
 AGAIN = 7919  # the clean run again with other block and atomic orders (as the determinism probe)
 
@@ -61,11 +66,12 @@ class Input:
 
 
 def observation_sizes(sweep: Sequence[Mapping[str, int]], sides: Mapping[str, SideInfo]) -> dict[str, int] | None:
-    """The binding the maps are observed at: of the swept ones whose buffers hold at most
-    MAX_ELEMENTS elements on both sides and whose inputs need at most MAX_RUNS runs (the sum of
-    their extents), the largest with every size above 1 (the most structure), else the largest."""
+    """The binding the maps are observed at, of the swept ones within the budget (at most
+    MAX_ELEMENTS buffer elements on either side, MAX_RUNS runs, MAX_WORK elements times runs),
+    those with every size above 1 first (the most structure): the largest up to SMALL_ELEMENTS,
+    else the cheapest."""
     def cost(sizes: Mapping[str, int]) -> tuple[int, int] | None:
-        elements, runs = 0, 0
+        elements, runs = {}, 0
         for name, side in sides.items():
             for param in side.at(sizes).params():
                 if param.kind.data != "buffer":
@@ -74,30 +80,33 @@ def observation_sizes(sweep: Sequence[Mapping[str, int]], sides: Mapping[str, Si
                     shape = concrete_shape(param, sizes)
                 except UserError:
                     return None
-                elements += int(np.prod(shape, dtype=object))
+                elements[name] = elements.get(name, 0) + int(np.prod(shape, dtype=object))
                 if name == "source" and param.role.data in ("in", "inout"):
                     runs += provenance.runs_needed([shape])
-        return elements, runs
+        return max(elements.values(), default=0), runs
 
-    counted = [(b, c[0]) for b in sweep if (c := cost(b)) is not None and c[0] <= MAX_ELEMENTS and c[1] <= MAX_RUNS]
+    counted = [(b, c) for b in sweep if (c := cost(b)) is not None and c[0] <= MAX_ELEMENTS and c[1] <= MAX_RUNS
+               and c[0] * c[1] <= MAX_WORK]
     if not counted:
         return None
-    above_one = [(b, n) for b, n in counted if all(v > 1 for v in b.values())] or counted
-    return dict(max(above_one, key=lambda item: item[1])[0])
+    above_one = [(b, c) for b, c in counted if all(v > 1 for v in b.values())] or counted
+    small = [(b, c) for b, c in above_one if c[0] <= SMALL_ELEMENTS]
+    chosen = max(small, key=lambda item: item[1][0]) if small else min(above_one, key=lambda item: item[1][0] * item[1][1])
+    return dict(chosen[0])
 
 
 def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
             outputs: list[tuple[str, str]], sweep: Sequence[Mapping[str, int]], options: DiffOptions) -> None:
     """Observe the maps of the outputs `report.dependences` left "not compared"; record the
     outcome there, in the LC204 check's verdict, the notes, the words and the findings."""
-    pending = [(s, t) for s, t in outputs if report.dependences.get(t) == NOT_COMPARED]
+    pending = [(s, t) for s, t in outputs if report.dependences.get(t) in (NOT_COMPARED, LEFT_TO_THE_RUNS)]
     if not pending:
         return
     sizes = observation_sizes(sweep, sides)
     if sizes is None:
-        report.notes.append(f"dependences not compared statically were not observed either: no swept size has at "
-                            f"most {MAX_ELEMENTS} buffer elements and inputs whose extents add up to at most "
-                            f"{MAX_RUNS}")
+        report.notes.append(f"dependences not compared statically were not observed either: no swept size fits "
+                            f"the budget of the runs ({MAX_ELEMENTS} buffer elements a side, {MAX_RUNS} runs, "
+                            f"{MAX_WORK:.3g} elements times runs)")
         return
     at = {name: side.at(sizes) for name, side in sides.items()}
     plan = plan_arguments(sides, correspondence, sizes, options.seed, "normal")
@@ -112,11 +121,25 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         item.first_run = len(runs)
         runs += [Perturbation(item.source, item.targets, item.shape, group.mask(item.shape), options.seed, group)
                  for group in item.groups]
-    results = _run(at, plan, runs, options, sizes)
+    results = _run(at, plan, runs[:2], options, sizes)
     failed = _failure(results)
     if failed:
         report.notes.append(f"dependences not compared statically were not observed: {failed}")
         return
+    # The clean run again (warm) times one run of each side: the rest must fit the budget.
+    timed = {id(side_results): side_results for side_results in results.values()}.values()  # an entry run once
+    estimate = sum(side_results[1].wall_s for side_results in timed) * (len(runs) - 2)
+    if estimate > BUDGET_S:
+        report.notes.append(f"dependences not compared statically were not observed: {len(runs) - 2} runs a side "
+                            f"at {', '.join(f'{k}={v}' for k, v in sizes.items())} would take about {estimate:.0f} s, "
+                            f"over the budget of {BUDGET_S:.0f} s")
+        return
+    rest = _run(at, plan, runs[2:], options, sizes)
+    failed = _failure(rest)
+    if failed:
+        report.notes.append(f"dependences not compared statically were not observed: {failed}")
+        return
+    results = {name: results[name] + rest[name] for name in results}
     where = ", ".join(f"{k}={v}" for k, v in sizes.items())
     findings: list[Finding] = []
     observed: list[str] = []
@@ -144,11 +167,7 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
                                    + f" (observed at {where})")
             words["target"].append(provenance.words(sig[1], item.groups, shape, item.shape, t_out,
                                                     item.targets[0]) + f" (observed at {where})")
-            tried_groups: set[int] = set()
-            for output, group, reader in provenance.candidates(*sig):
-                if group in tried_groups or len(tried_groups) >= 2:
-                    continue
-                tried_groups.add(group)
+            for output, group, reader in provenance.candidates(*sig, limit=2):
                 row = sig[0 if reader == "source" else 1][output]
                 possible = item.groups[group].mask(item.shape) & provenance.hull(row, item.groups, item.shape)
                 for element in provenance.pick(possible):
@@ -189,7 +208,8 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     names = ", ".join(f"`{t}`" for t in observed)
     if observed:
         outcome = f"{len(witnesses)} differ (LC204)" if witnesses else "the same on both sides"
-        report.notes.append(f"dependences of {names} not compared statically were observed in runs at {where} "
+        report.notes.append(f"dependence maps of {names} that the static checks could not compare (not exact, or partly "
+                            f"proved) were observed in runs at {where} "
                             f"({runs_each} runs per side, input elements replaced a slice at a time): {outcome}")
         _verdict(report, where, names, len(witnesses))
     report.findings += findings
@@ -197,11 +217,19 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
 
 def _inputs(at: Mapping[str, SideInfo], correspondence: Mapping[str, str], plan: Mapping[str, Any],
             sizes: Mapping[str, int]) -> list[Input]:
-    """The floating-point inputs both sides receive, with the target's names for each."""
+    """The floating-point inputs both sides receive, with the target's names for each; not an
+    accumulator one side adds into and the other returns (its start is zero by the caller's
+    contract), nor an input whose values the spec bounds (`range`: outside it the sides may differ)."""
+    from lowercheck.arguments import is_argument
+    from lowercheck.bind import zeroed_accumulators
+
     s_params = {p.pname: p for p in at["source"].params()}
+    zeroed = zeroed_accumulators(at["source"], at["target"], correspondence, is_argument)
     found: dict[str, list[str]] = {}
     for t_in, s_in in correspondence.items():
-        if at["target"].roles.get(t_in) not in ("in", "inout") or s_in not in s_params:
+        if at["target"].roles.get(t_in) not in ("in", "inout") or s_in not in s_params or s_in in zeroed:
+            continue
+        if s_in in at["source"].ranges or t_in in at["target"].ranges:
             continue
         if t_in in plan["target"] and s_in in plan["source"] and provenance.perturbable(plan["source"][s_in]):
             found.setdefault(s_in, []).append(t_in)
@@ -224,10 +252,23 @@ def _run(at: Mapping[str, SideInfo], plan: Mapping[str, Any], runs: list[Perturb
         for name in batches:
             request = run_request(at[name], args[name], options, sizes)
             batches[name].append(replace(request, seed=run.seed))
+    source, target = at["source"], at["target"]
+    if (source.path, source.entry, source.language) == (target.path, target.entry, target.language) \
+            and all(_same_request(a, b) for a, b in zip(batches["source"], batches["target"])):
+        results = run_isolated_batch(batches["source"], options.timeout_s, options.memory_mb)
+        return {"source": results, "target": results}  # one entry against itself (`lower --observe`)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = {name: pool.submit(run_isolated_batch, batch, options.timeout_s, options.memory_mb)
                    for name, batch in batches.items()}
         return {name: future.result() for name, future in futures.items()}
+
+
+def _same_request(a: Any, b: Any) -> bool:
+    """Two requests that run the same code on the same values."""
+    if (a.ir, a.seed, a.options.get("grid"), list(a.args)) != (b.ir, b.seed, b.options.get("grid"), list(b.args)):
+        return False
+    return all(np.array_equal(a.args[k], b.args[k]) if isinstance(a.args[k], np.ndarray) else a.args[k] == b.args[k]
+               for k in a.args)
 
 
 def _failure(results: Mapping[str, list[RunResult]]) -> str | None:
@@ -288,7 +329,28 @@ def _verdict(report: Report, where: str, names: str, differ: int) -> None:
     """The LC204 check's verdict once observed: it said "not compared"."""
     for index, check in enumerate(report.static_checks):
         if check.code != "LC204" or check.status not in (NOT_COMPARED, str(Evidence.PARAMETRIC),
-                                                         str(Evidence.SWEPT)):
+                                                         str(Evidence.SWEPT), str(Evidence.PARTLY)):
             continue
         detail = f"{names} observed at {where}: " + (f"{differ} finding(s)" if differ else "the same on both sides")
         report.static_checks[index] = static.CheckVerdict(check.code, check.title, str(Evidence.OBSERVED), detail)
+
+
+def observed_text(file_arg: str, spec: Any, gpu: str) -> str:
+    """`lower --observe`: the dependence maps of an entry that are not exact statically, observed
+    as `diff` observes them (a diff of the entry with itself without its differential runs, so the
+    sizes, inputs and runs are those a real diff would use), as `//` lines after the relations."""
+    from lowercheck.diff import DiffOptions, diff
+    from lowercheck.errors import LowercheckError
+
+    lines = ["// dependences observed in runs (what `diff` compares where the maps above are not exact)"]
+    try:
+        report = diff(DiffOptions(file_arg, file_arg, spec=spec, differential=False, gpu=gpu))
+    except LowercheckError as err:
+        return "\n".join(lines + [f"//   not observed: {err.message}"]) + "\n"
+    words = [w for w in report.dependence_words.get("source", []) if "(observed at " in w]
+    lines += [OBSERVED_LINE + w for w in words]
+    for output, status in report.dependences.items():
+        if status in (NOT_COMPARED, LEFT_TO_THE_RUNS):
+            why = next((n for n in report.notes if "not observed" in n or "not computed" in n), "no observation")
+            lines.append(f"//   not observed: {output}: {why}")
+    return "\n".join(lines) + "\n"

@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowercheck.errors import UserError
-from lowercheck.lowering import NOT_EXACT
+from lowercheck.lowering import NOT_EXACT, OBSERVED_LINE
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "realworld"
@@ -356,6 +356,9 @@ class Row:
     # not exact on some input is not (what `diff` would leave "not compared": LC204).
     dependences: int = 0
     dependence_gaps: list[str] = field(default_factory=list)
+    # Of those not exact, the outputs whose maps `lower --observe` observed in runs (what `diff`
+    # then compares, "observed"); the rest stay "not compared".
+    observed: int = 0
 
 
 _DEFINITION = re.compile(r"__global__|@triton\.jit|\bpallas_call\(|plgpu\.kernel\(")
@@ -473,6 +476,19 @@ def dependence_counts(stdout: str) -> tuple[int, int]:
 _GAP = re.compile(r"^//   (?P<out>\w+) on [^:]+: " + NOT_EXACT + r" \((?P<why>.*)\): `diff`")
 
 
+def inexact_outputs(stdout: str) -> list[str]:
+    """The outputs whose dependence map is not exact on some input, in order."""
+    return list(dict.fromkeys(m["out"] for line in stdout.splitlines() if (m := _GAP.match(line))))
+
+
+_OBSERVED = re.compile(r"^" + re.escape(OBSERVED_LINE) + r"(?P<out>\w+)(?:\[| does not change)")
+
+
+def observed_outputs(stdout: str) -> set[str]:
+    """The outputs `lower --observe` observed in runs (`//   observed: return0[i0] changes with ...`)."""
+    return {m["out"] for line in stdout.splitlines() if (m := _OBSERVED.match(line))}
+
+
 def dependence_gaps(stdout: str) -> list[str]:
     """Why each output that is not exact is not (its first input's reason, locations and names
     left out so that one cause reads the same in every file)."""
@@ -539,14 +555,16 @@ def _lower_row(file: KernelFile, row: Row, timeout_s: float, memory_mb: int | No
     if row.result in LOWERED:
         row.dependences, _ = dependence_counts(out)
         row.dependence_gaps = dependence_gaps(out)
+        row.observed = len(observed_outputs(out) & set(inexact_outputs(out)))
     row.construct, row.where, row.seconds = _strip_paths(construct), _shown_where(where, file), round(seconds, 1)
     return row
 
 
-def lower_arguments(file: KernelFile, entry: str | None) -> list[str]:
-    """`lowercheck lower FILE[:ENTRY] --emit access [--spec OURS.toml]` for one row."""
+def lower_arguments(file: KernelFile, entry: str | None, observe: bool = True) -> list[str]:
+    """`lowercheck lower FILE[:ENTRY] --emit access [--observe] [--spec OURS.toml]` for one row."""
     spec = ["--spec", str(file.spec(entry))] if file.spec(entry) else []
-    return ["lower", f"{file.path}:{entry}" if entry else str(file.path), "--emit", "access", *spec]
+    return ["lower", f"{file.path}:{entry}" if entry else str(file.path), "--emit", "access",
+            *(["--observe"] if observe else []), *spec]
 
 
 def _strip_paths(text: str) -> str:
@@ -726,13 +744,19 @@ def markdown(rows: list[Row], wall_s: float, jobs: int, timeout_s: float, memory
     out += ["", "## Dependence maps (LC204)", "",
             "Of the lowered rows' outputs, those whose dependence map (the input elements each output element is "
             "computed from, the map `diff` compares) is exact on every input, and those it is not on some input "
-            "(`diff` leaves them \"not compared\"), from the `// dependences:` lines of `lower --emit access`.", "",
-            "| group | outputs | exact | not exact | not exact % |", "| --- | ---: | ---: | ---: | ---: |"]
+            "(`diff` cannot compare them statically), from the `// dependences:` lines of `lower --emit access`; of "
+            "those, the ones observed in runs (`lower --observe`: a diff of the entry with itself without its "
+            "differential runs, so the sizes, inputs and runs are those `diff` uses; `diff` reports them "
+            "\"observed\"), and the rest, which `diff` leaves \"not compared\".", "",
+            "| group | outputs | exact | not exact | observed | not compared | not compared % |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, group in (*((language, [r for r in counted if r.language == language])
                           for language in ("cuda", "triton", "pallas")), ("**all**", counted)):
         outputs, inexact = sum(r.dependences for r in group), sum(len(r.dependence_gaps) for r in group)
-        share = f"{100 * inexact / outputs:.1f}%" if outputs else "-"
-        out.append(f"| {name} | {outputs} | {outputs - inexact} | {inexact} | {share} |")
+        observed = sum(r.observed for r in group)
+        share = f"{100 * (inexact - observed) / outputs:.1f}%" if outputs else "-"
+        out.append(f"| {name} | {outputs} | {outputs - inexact} | {inexact} | {observed} | {inexact - observed} | "
+                   f"{share} |")
     gaps = Counter(g for r in counted for g in r.dependence_gaps)
     if gaps:
         out += ["", "Why the maps that are not exact are not (per output, its first input's reason):", "",

@@ -122,7 +122,7 @@ def kernel_files() -> dict[str, realworld.KernelFile]:
 
 def _lower(kernel_files: dict[str, realworld.KernelFile], shown: str, entry: str | None) -> tuple[str, str, str]:
     assert shown in kernel_files, f"{shown} is no longer a kernel file of the suite"
-    done = run_lowercheck(realworld.lower_arguments(kernel_files[shown], entry))
+    done = run_lowercheck(realworld.lower_arguments(kernel_files[shown], entry, observe=False))
     return realworld.classify(done.returncode, done.stdout, done.stderr)
 
 
@@ -195,6 +195,29 @@ def test_dependence_counts_read_the_words_of_lower() -> None:
         "a value stored in `...` feeds itself", "a shuffle whose offset varies",
         "composing it took more than 10 s"]
     assert realworld.dependence_counts("access.kernel @k {\n}") == (0, 0)
+
+
+def test_observed_outputs_are_read_from_lower_observe() -> None:
+    """`lower --observe` adds the maps it observed in runs: an output not exact statically and
+    observed counts as observed (what `diff` compares, "observed"); one not observed stays not
+    compared; the table gives both and the share of the latter."""
+    stdout = "\n".join([
+        "// dependences: the input elements each output element's stored value is computed from (LC204)",
+        "//   y on x: not exact (a tl.reshape): `diff` does not compare it",
+        "//   z on x: not exact (a shuffle whose offset varies): `diff` does not compare it",
+        "//   q[i0] reads x[i0]",
+        "// dependences observed in runs (what `diff` compares where the maps above are not exact)",
+        "//   observed: y[i0, i1] changes with x[i0, *] (observed at rows=17, cols=97)",
+        "//   observed: q does not change with w (observed at rows=17, cols=97)",
+        "//   not observed: z: a run of the source failed (timeout: ...)",
+    ])
+    assert realworld.inexact_outputs(stdout) == ["y", "z"]
+    assert realworld.observed_outputs(stdout) == {"y", "q"}
+    row = realworld.Row(package="liger-kernel", language="triton", file="f.py", line=1, entry="e", launches=[],
+                        template_library=False, wrapper=False, result="clean", dependences=3,
+                        dependence_gaps=["a", "b"], observed=1)
+    table = realworld.markdown([row], 1.0, 1, 60, 1024)
+    assert "| triton | 3 | 1 | 2 | 1 | 1 | 33.3% |" in table
 
 
 def test_a_group_of_tests_is_sent_to_one_worker(request) -> None:

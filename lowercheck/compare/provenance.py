@@ -9,7 +9,10 @@ coordinate along dimension d is c (sum of the extents runs per input, not their 
 output element's *signature* is the set of slices whose replacement changes it: per dimension,
 the projection of the elements it depends on, exactly (a reduction that drops its row's last
 column misses one slice); two sides that compute the same function have the same signatures, and
-the product of the projections bounds the elements it depends on (its hull).
+the product of the projections bounds the elements it depends on (its hull). A dimension longer
+than SLICED is replaced by the bits of its coordinates instead (group (d, b, v): bit b is v; twice
+its bits in runs), which bounds the projection by the coordinates whose bits agree, and by the
+slices at its two ends, where tails and boundaries are, exactly.
 
 Each group's elements are replaced by values well outside the run's draw (`REPLACEMENT`), distinct
 per element, so that no group is a pure shift or scale of a row (softmax and layer norm are
@@ -39,21 +42,38 @@ REPLACEMENT = (6.0, 4.0)
 MAX_CANDIDATES = 16  # single-element runs tried for one candidate difference
 
 
+SLICED = 32  # a dimension up to this extent is replaced one slice per coordinate
+EDGES = 2  # a longer one by the bits of its coordinates, and one slice per coordinate at each end
+
+
 @dataclass(frozen=True)
 class Group:
-    """The elements of an input whose coordinate along `dim` is `coordinate`: one slice."""
+    """The elements of an input whose coordinate along `dim` is `coordinate` (a slice), or, when
+    `bit` is set, whose coordinate along `dim` has bit `bit` equal to `coordinate` (0 or 1)."""
 
     dim: int
     coordinate: int
+    bit: int | None = None
 
     def mask(self, shape: Sequence[int]) -> np.ndarray:
-        coordinate = np.arange(shape[self.dim]).reshape([-1 if d == self.dim else 1 for d in range(len(shape))])
-        return np.broadcast_to(coordinate == self.coordinate, tuple(shape))
+        along = np.arange(shape[self.dim]).reshape([-1 if d == self.dim else 1 for d in range(len(shape))])
+        chosen = along == self.coordinate if self.bit is None else ((along >> self.bit) & 1) == self.coordinate
+        return np.broadcast_to(chosen, tuple(shape))
 
 
 def groups(shape: Sequence[int]) -> list[Group]:
-    """One group per coordinate of each dimension (none for a dimension of one)."""
-    return [Group(d, c) for d, extent in enumerate(shape) if extent > 1 for c in range(extent)]
+    """Per dimension longer than one: a slice per coordinate up to SLICED; beyond, two groups per
+    bit of the coordinates and the EDGES first and last slices (where tails and boundaries are)."""
+    found = []
+    for d, extent in enumerate(shape):
+        if extent <= 1:
+            continue
+        if extent <= SLICED:
+            found += [Group(d, c) for c in range(extent)]
+            continue
+        found += [Group(d, v, b) for b in range(int(extent - 1).bit_length()) for v in (0, 1)]
+        found += [Group(d, c) for c in (*range(EDGES), *range(extent - EDGES, extent))]
+    return found
 
 
 def runs_needed(shapes: Sequence[Sequence[int]]) -> int:
@@ -126,25 +146,53 @@ def signature(noise: Noise, perturbed: Sequence[np.ndarray]) -> np.ndarray:
         np.zeros((noise.base.size, 0), dtype=np.int8)
 
 
-def candidates(source: np.ndarray, target: np.ndarray) -> list[tuple[int, int, str]]:
+def candidates(source: np.ndarray, target: np.ndarray, limit: int = 8) -> list[tuple[int, int, str]]:
     """(output element, group, the side it changed on) where one side changed and the other is
-    unchanged; undecided answers are never compared."""
+    unchanged, the first output element per group, for at most `limit` groups; undecided answers
+    are never compared."""
     found = []
     for side, mine, other in (("source", source, target), ("target", target, source)):
-        outs, gs = np.nonzero((mine == CHANGED) & (other == UNCHANGED))
-        found += [(int(o), int(g), side) for o, g in zip(outs, gs)]
-    return sorted(found)
+        differs = (mine == CHANGED) & (other == UNCHANGED)
+        for group in np.flatnonzero(differs.any(axis=0)):
+            found.append((int(np.argmax(differs[:, group])), int(group), side))
+    return sorted(found, key=lambda item: (item[1], item[0]))[:limit]
 
 
-def projections(row: np.ndarray, group_list: Sequence[Group], shape: Sequence[int]) -> list[np.ndarray]:
-    """Per dimension, the coordinates an output element changes with (its signature `row`); every
-    coordinate of a dimension of one, and of one whose slices left it undecided."""
-    found = [np.zeros(extent, dtype=bool) for extent in shape]
-    undecided = [extent == 1 for extent in shape]
-    for answer, group in zip(row, group_list):
-        found[group.dim][group.coordinate] |= answer == CHANGED
-        undecided[group.dim] |= answer == UNDECIDED
-    return [np.ones(extent, dtype=bool) if undecided[d] else found[d] for d, extent in enumerate(shape)]
+def projections(rows: np.ndarray, group_list: Sequence[Group], shape: Sequence[int]) -> list[np.ndarray]:
+    """Per dimension, the coordinates each output element changes with ([elements, extent], from
+    its signature, a row of `rows`; one signature alone gives [extent]): exactly, where every
+    coordinate has its slice; else those whose bits agree with each bit that only one value of
+    changed it, corrected by the slices there are. Every coordinate of a dimension of one, and of
+    a sliced one some slice of which left it undecided."""
+    single = rows.ndim == 1
+    rows = np.atleast_2d(rows)
+    n = rows.shape[0]
+    found = []
+    for d, extent in enumerate(shape):
+        slices = {g.coordinate: k for k, g in enumerate(group_list) if g.dim == d and g.bit is None}
+        along = np.ones((n, extent), dtype=bool)
+        if extent > 1 and len(slices) == extent:
+            answers = rows[:, [slices[c] for c in range(extent)]]
+            along = np.where((answers == UNDECIDED).any(axis=1, keepdims=True), True, answers == CHANGED)
+            found.append(along[0] if single else along)
+            continue
+        coordinates = np.arange(extent)
+        by_bit: dict[int, dict[int, int]] = {}
+        for k, g in enumerate(group_list):
+            if g.dim == d and g.bit is not None:
+                by_bit.setdefault(g.bit, {})[g.coordinate] = k
+        for bit, columns in by_bit.items():
+            if set(columns) != {0, 1}:
+                continue
+            zero, one = rows[:, columns[0]], rows[:, columns[1]]
+            for value, mine, other in ((0, zero, one), (1, one, zero)):
+                restrict = (mine == CHANGED) & (other == UNCHANGED)
+                along[restrict] &= ((coordinates >> bit) & 1) == value
+        for c, k in slices.items():
+            along[rows[:, k] == CHANGED, c] = True
+            along[rows[:, k] == UNCHANGED, c] = False
+        found.append(along[0] if single else along)
+    return found
 
 
 def hull(row: np.ndarray, group_list: Sequence[Group], shape: Sequence[int]) -> np.ndarray:
@@ -153,10 +201,6 @@ def hull(row: np.ndarray, group_list: Sequence[Group], shape: Sequence[int]) -> 
     for d, along in enumerate(projections(row, group_list, shape)):
         keep &= along.reshape([-1 if k == d else 1 for k in range(len(shape))])
     return keep
-
-
-def depends_on_nothing(row: np.ndarray) -> bool:
-    return bool(row.size) and bool(np.all(row == UNCHANGED))
 
 
 def pick(elements: np.ndarray, count: int = MAX_CANDIDATES) -> list[int]:
@@ -187,24 +231,28 @@ def words(signatures: np.ndarray, group_list: Sequence[Group], out_shape: Sequen
           in_shape: Sequence[int], output: str, input_name: str) -> str:
     """The observed dependence in words, per input dimension: `*` (every coordinate), `iK` (the
     output's K-th coordinate), `0 .. iK` (up to it), `a .. b` (the same coordinates for every
-    output element), `?` (something else); "does not change with"
-    when no output element changes with the input."""
-    rows = [(row, coords) for row, coords in zip(signatures, np.ndindex(*out_shape) if out_shape else [()])
-            if not depends_on_nothing(row)]
-    if not rows:
+    output element), `?` (something else); "does not change with" when no output element changes
+    with the input."""
+    some = ~np.all(signatures == UNCHANGED, axis=1) if signatures.shape[1] else np.zeros(len(signatures), bool)
+    if not some.any():
         return f"{output} does not change with {input_name}"
+    rows = signatures[some]
+    coords = np.array(np.unravel_index(np.flatnonzero(some), tuple(out_shape))) if out_shape else np.zeros((0, rows.shape[0]), int)
     per_dim = []
-    for dim, extent in enumerate(in_shape):
-        forms = {"*": True, **{f"i{k}": True for k in range(len(out_shape))},
-                 **{f"0 .. i{k}": True for k in range(len(out_shape))}}
-        for row, coords in rows:
-            along = projections(row, group_list, in_shape)[dim]
-            forms["*"] &= bool(along.all())
-            for k, c in enumerate(coords):
-                forms[f"i{k}"] &= bool(along.sum() == 1 and c < extent and along[c])
-                forms[f"0 .. i{k}"] &= bool(along.sum() == min(c + 1, extent) and along[:c + 1].all())
-        spans = {_span(projections(row, group_list, in_shape)[dim]) for row, _ in rows}
-        fixed = f"{spans.pop()}" if len(spans) == 1 and None not in spans else "?"
+    for dim, along in enumerate(projections(rows, group_list, in_shape)):
+        extent = in_shape[dim]
+        counts = along.sum(axis=1)
+        forms = {"*": bool(along.all())}
+        for k in range(len(out_shape)):
+            c = coords[k]
+            inside = c < extent
+            at_c = np.zeros(len(c), dtype=bool)
+            at_c[inside] = along[np.flatnonzero(inside), c[inside]]
+            forms[f"i{k}"] = bool(np.all((counts == 1) & at_c))
+            prefix = np.arange(extent)[None, :] <= c[:, None]
+            forms[f"0 .. i{k}"] = bool(np.all(along == prefix))
+        spans = {_span(a) for a in np.unique(along, axis=0)}
+        fixed = spans.pop() if len(spans) == 1 and None not in spans else "?"
         per_dim.append("0" if extent == 1 else next((form for form, holds in forms.items() if holds), fixed))
     index = ", ".join(f"i{k}" for k in range(len(out_shape)))
     return f"{output}[{index}] changes with {input_name}[{', '.join(per_dim)}]"

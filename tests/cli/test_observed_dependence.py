@@ -35,3 +35,18 @@ def test_a_dropped_last_column_is_observed_with_its_witness(tmp_path: Path) -> N
     lc204 = next(c for c in doc["static_checks"] if c["code"] == "LC204")
     assert lc204["status"] == "observed in a run" and "1 finding" in lc204["detail"]
     assert any("changes with x[i0, *]" in line for line in doc["dependence_words"]["source"])
+
+
+def test_lower_observe_prints_the_maps_it_observed() -> None:
+    """`lower --emit access --observe`: after the static maps (not exact through tl.reshape), the
+    maps observed as `diff` observes them; the real-world suite counts these lines."""
+    from lowercheck import realworld
+
+    done = run_lowercheck(["lower", str(ROW_MAX / "row_max_reshaped.py"), "--emit", "access", "--observe"])
+    assert done.returncode == 0, done.stderr
+    assert realworld.inexact_outputs(done.stdout) == ["return0"]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("//   observed: ")]
+    assert len(lines) == 1 and "return0[i0] changes with x[i0, *] (observed at " in lines[0]
+    assert realworld.observed_outputs(done.stdout) == {"return0"}
+    plain = run_lowercheck(["lower", str(ROW_MAX / "row_max_reshaped.py"), "--emit", "access"])
+    assert "observed" not in plain.stdout  # only when asked: it runs the kernel

@@ -133,3 +133,25 @@ def test_pick_spreads_over_many_candidates():
     many = np.ones((4, 40), dtype=bool)
     picked = provenance.pick(many, 5)
     assert picked[0] == 0 and picked[-1] == 159 and len(picked) == 5
+
+
+def test_a_long_dimension_is_replaced_by_its_bits_and_its_edges():
+    cols = provenance.SLICED + 36  # 100 columns: 7 bits, two groups each, and 2 + 2 edge slices
+    found = provenance.groups((3, cols))
+    assert len(found) == 3 + 2 * 7 + 2 * provenance.EDGES
+    assert Group(1, 1, 6) in found and Group(1, cols - 1) in found and Group(1, 50) not in found
+    x = _x(3, cols)
+    sig, groups_, _ = _signature(lambda v: v.sum(axis=1), x)
+    assert provenance.words(sig, groups_, (3,), (3, cols), "y", "x") == "y[i0] changes with x[i0, *]"
+    sig, groups_, _ = _signature(lambda v: np.tanh(v), x)
+    assert provenance.words(sig, groups_, (3, cols), (3, cols), "y", "x") == "y[i0, i1] changes with x[i0, i1]"
+    # The last column dropped is seen at the edge slice, with a one-element witness.
+    sig_s, groups_, _ = _signature(lambda v: v.sum(axis=1), x)
+    sig_t, _, _ = _signature(lambda v: v[:, :-1].sum(axis=1), x)
+    found = provenance.candidates(sig_s, sig_t)
+    assert found and {groups_[g] for _, g, _ in found} == {Group(1, cols - 1)}
+    possible = Group(1, cols - 1).mask(x.shape) & provenance.hull(sig_s[found[0][0]], groups_, x.shape)
+    assert provenance.pick(possible) == [found[0][0] * cols + cols - 1]
+    # An interior column dropped is inside every group it belongs to: not seen (a miss, never an alarm).
+    sig_t, _, _ = _signature(lambda v: np.delete(v, 50, axis=1).sum(axis=1), x)
+    assert provenance.candidates(sig_s, sig_t) == []
