@@ -217,17 +217,13 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
 
 def _inputs(at: Mapping[str, SideInfo], correspondence: Mapping[str, str], plan: Mapping[str, Any],
             sizes: Mapping[str, int]) -> list[Input]:
-    """The floating-point inputs both sides receive, with the target's names for each; not an
-    accumulator one side adds into and the other returns (its start is zero by the caller's
-    contract), nor an input whose values the spec bounds (`range`: outside it the sides may differ)."""
-    from lowercheck.arguments import is_argument
-    from lowercheck.bind import zeroed_accumulators
-
+    """The floating-point inputs both sides receive (an accumulator one side returns is no input
+    of it), with the target's names for each; not an input whose values the spec bounds (`range`:
+    outside it the sides may differ)."""
     s_params = {p.pname: p for p in at["source"].params()}
-    zeroed = zeroed_accumulators(at["source"], at["target"], correspondence, is_argument)
     found: dict[str, list[str]] = {}
     for t_in, s_in in correspondence.items():
-        if at["target"].roles.get(t_in) not in ("in", "inout") or s_in not in s_params or s_in in zeroed:
+        if at["target"].roles.get(t_in) not in ("in", "inout") or s_in not in s_params:
             continue
         if s_in in at["source"].ranges or t_in in at["target"].ranges:
             continue
