@@ -360,6 +360,7 @@ def relations_text(module: ModuleOp, sizes: dict[str, int] | None = None,
 
 NOT_EXACT = "not exact"  # the words of a dependence `diff` does not compare (`realworld` counts them)
 OBSERVED_LINE = "//   observed: "  # `lower --observe`'s lines for the maps observed in runs (`realworld` counts them)
+COMPARED_LINE = "//   compared: "  # and for those `diff`'s static checks composed where `lower` gave up
 DEPENDENCE_OPERATIONS = 2 * 10**7  # isl operations one (output, input) map may take in `lower`
 
 

@@ -23,7 +23,7 @@ from lowercheck.compare import provenance, static
 from lowercheck.compare.accesses import location_of
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding
-from lowercheck.lowering import OBSERVED_LINE
+from lowercheck.lowering import COMPARED_LINE, OBSERVED_LINE
 
 if TYPE_CHECKING:
     from lowercheck.diff import DiffOptions, Report, SideInfo
@@ -334,11 +334,17 @@ def _verdict(report: Report, where: str, names: str, differ: int) -> None:
 def observed_text(file_arg: str, spec: Any, gpu: str) -> str:
     """`lower --observe`: the dependence maps of an entry that are not exact statically, observed
     as `diff` observes them (a diff of the entry with itself without its differential runs, so the
-    sizes, inputs and runs are those a real diff would use), as `//` lines after the relations."""
+    inputs and runs are those a real diff would use), as `//` lines after the relations. With a
+    spec, at its smallest binding with every size above 1 only (the diff's static checks would
+    otherwise run at every binding of the sweep)."""
     from lowercheck.diff import DiffOptions, diff
     from lowercheck.errors import LowercheckError
 
     lines = ["// dependences observed in runs (what `diff` compares where the maps above are not exact)"]
+    if spec.sizes:  # the static checks of the diff run at every binding: only the one observed
+        smallest = min(spec.sweep(), key=lambda b: (any(v <= 1 for v in b.values()), np.prod(list(b.values()),
+                                                                                               dtype=object)))
+        spec = spec.with_sizes({name: [value] for name, value in smallest.items()})
     try:
         report = diff(DiffOptions(file_arg, file_arg, spec=spec, differential=False, gpu=gpu))
     except LowercheckError as err:
@@ -346,6 +352,8 @@ def observed_text(file_arg: str, spec: Any, gpu: str) -> str:
     words = [w for w in report.dependence_words.get("source", []) if "(observed at " in w]
     lines += [OBSERVED_LINE + w for w in words]
     for output, status in report.dependences.items():
+        if status == "compared":  # `lower` gave up on it within its own budget; the diff's checks did not
+            lines.append(f"{COMPARED_LINE}{output} (the diff's static checks composed its maps)")
         if status in (NOT_COMPARED, LEFT_TO_THE_RUNS):
             why = next((n for n in report.notes if "not observed" in n or "not computed" in n), "no observation")
             lines.append(f"//   not observed: {output}: {why}")

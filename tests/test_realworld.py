@@ -209,10 +209,11 @@ def test_observed_outputs_are_read_from_lower_observe() -> None:
         "// dependences observed in runs (what `diff` compares where the maps above are not exact)",
         "//   observed: y[i0, i1] changes with x[i0, *] (observed at rows=17, cols=97)",
         "//   observed: q does not change with w (observed at rows=17, cols=97)",
+        "//   compared: v (the diff's static checks composed its maps)",
         "//   not observed: z: a run of the source failed (timeout: ...)",
     ])
     assert realworld.inexact_outputs(stdout) == ["y", "z"]
-    assert realworld.observed_outputs(stdout) == {"y", "q"}
+    assert realworld.observed_outputs(stdout) == {"y", "q", "v"}
     row = realworld.Row(package="liger-kernel", language="triton", file="f.py", line=1, entry="e", launches=[],
                         template_library=False, wrapper=False, result="clean", dependences=3,
                         dependence_gaps=["a", "b"], observed=1)

@@ -1105,6 +1105,8 @@ class KernelLowering:
             else:
                 raise self.unsupported(f"the array type `{var.type.spelling}`", var)
             canon = canon.element_type.get_canonical()
+        if not scalar and t.elem.kind == "vec" and shape and shape[-1] != DYNAMIC_INDEX:
+            shape[-1] *= t.elem.lanes  # `half2 a[8]`: 16 halves, as its subscripts address them (`elements_per`)
         space = IntegerAttr(3, IntegerType(64)) if shared else NoneAttr()
         dynamic: list[SSAValue] = []
         if DYNAMIC_INDEX in shape:

@@ -209,3 +209,46 @@ def test_a_vector_assigned_whole_in_a_loop_is_carried(tmp_path: Path) -> None:
     # (i, 0) -> (1, i) -> (i + 1, 1) -> (2, i + 1), then once more outside the loop -> (i + 2, 2)
     expected = np.stack([i + 2, np.full(n, 2), np.full(n, 5), i + 1], 1).astype(np.uint32)
     np.testing.assert_array_equal(result.outputs["out"].reshape(n, 4), expected)
+
+
+VECTOR_ARRAYS = """#include <cuda_fp16.h>
+__global__ void swap_halves(__half* out, const __half* in, int n) {
+  __half2 local[4];  // 8 halves: each element is a pair
+  __half2 kept[2];
+  int base = (blockIdx.x * blockDim.x + threadIdx.x) * 8;
+  if (base >= n) return;
+  const __half2* src = reinterpret_cast<const __half2*>(in + base);
+  for (int j = 0; j < 4; j++) local[j] = src[j];
+  for (int j = 0; j < 2; j++) kept[j] = local[3 - j];
+  __half2* dst = reinterpret_cast<__half2*>(out + base);
+  for (int j = 0; j < 2; j++) {
+    __half2 v = kept[j];
+    dst[j] = __halves2half2(__high2half(v), __low2half(v));
+  }
+  for (int j = 2; j < 4; j++) {
+    __half2 v = local[3 - j];
+    dst[j] = __halves2half2(__high2half(v), __low2half(v));
+  }
+}
+void launch_swap_halves(__half* out, const __half* in, int n) {
+  swap_halves<<<(n / 8 + 31) / 32, 32>>>(out, in, n);
+}
+"""
+
+
+def test_local_arrays_of_vectors_hold_every_lane(tmp_path: Path) -> None:
+    """`__half2 local[4]` is 8 halves: each subscript addresses a pair. The arrays held one half per pair, so the emulator saw the second half of
+    the array as out of bounds (DeepSpeed's quantizers' `local_buffer`)."""
+    path = tmp_path / "pairs.cu"
+    path.write_text(VECTOR_ARRAYS)
+    module = cuda.lower(str(path), "launch_swap_halves")
+    text = str(module)
+    assert "memref<8xf16>" in text and "memref<4xf16>" in text
+    n = 8 * 32 * 2
+    x = (np.arange(n) / 7).astype(np.float16)
+    out = np.empty(n, dtype=np.float16)
+    poison.fill(out)
+    result = run_emulator(str(path), module, {"out": out, "in": x, "n": n})
+    assert result.error is None and not result.oob, (result.error, result.oob)
+    expected = x.reshape(-1, 4, 2)[:, ::-1, ::-1].reshape(-1)  # pairs reversed, each pair's halves swapped
+    assert np.array_equal(result.outputs["out"], expected)
