@@ -198,7 +198,9 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
                 if provenance.confirmed(noise[0], noise[1], src_after, tgt_after, output, reader):
                     witnesses[t_out] = _finding(at, s_out, t_out, item, shape, output, reader,
                                                 confirmation_runs[index], src_after, tgt_after, plan, sizes)
-    findings += witnesses.values()
+    # A static LC204 already says it, with its own witness: the runs add nothing.
+    findings += [f for t_out, f in witnesses.items()
+                 if not any(g.code == "LC204" and g.buffer == t_out for g in report.findings)]
     for t_out in observed:
         report.dependences[t_out] = OBSERVED
     for side, lines in words.items():

@@ -61,6 +61,7 @@ SHAPED_SIZES = {
     "rotary": [[1, 1], [3, 31], [13, 33], [4, 64]],  # seq, half (x is seq x 2 * half)
     "rowsum3d": [[1, 1, 1], [3, 7, 7], [2, 9, 33], [1, 17, 100]],  # B, T, C (inp is B x T x C)
     "row_max": [[1, 1], [3, 31], [4, 128], [7, 1000], [5, 65]],  # rows, cols
+    "row_cumsum": [[1, 1], [3, 31], [4, 128], [5, 300]],  # rows, cols
 }
 # The dtype of the outputs (fp32 unless said here).
 OUT_DTYPES = {"histogram": "torch.int32"}
@@ -224,6 +225,7 @@ __device__ float fmaxf(float, float);
 __device__ void __syncthreads();
 __device__ float __shfl_down_sync(unsigned int, float, unsigned int, int = 32);
 __device__ float __shfl_xor_sync(unsigned int, float, int, int = 32);
+__device__ float __shfl_up_sync(unsigned int, float, unsigned int, int = 32);
 __device__ int atomicAdd(int*, int);
 __device__ float atomicAdd(float*, float);
 #define INFINITY __builtin_inff()
@@ -421,6 +423,8 @@ SHAPED = {
     "rowsum3d": (lambda B, T, C: [(B, T, C)], lambda x: x.sum(axis=2),
                  lambda x: x.shape[2] * U * np.abs(x).sum(axis=2)),
     "row_max": (lambda rows, cols: [(rows, cols)], lambda x: x.max(axis=1), lambda x: 0.0),
+    "row_cumsum": (lambda rows, cols: [(rows, cols)], lambda x: np.cumsum(x, axis=1),
+                   lambda x: x.shape[1] * U * np.cumsum(np.abs(x), axis=1)),
 }
 # Inputs other than standard normal fp32: histogram's x holds int32 values in [-2, bins + 2] (some
 # outside the bins), and its counts (destination passing: accumulated into) start at small counts.

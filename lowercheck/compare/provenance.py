@@ -214,17 +214,17 @@ def pick(elements: np.ndarray, count: int = MAX_CANDIDATES) -> list[int]:
 def confirmed(src: Noise, tgt: Noise, src_after: np.ndarray, tgt_after: np.ndarray, output: int,
               reader: str) -> bool:
     """A single-element replacement is a witness when it changes output element `output` on
-    `reader`, leaves it unchanged on the other side, and the two sides' values there then differ
-    by more than either side's threshold and more than they did before."""
+    `reader` (by more than its threshold), leaves it unchanged on the other side, and the two
+    sides' values there then differ by more than either side's threshold (whatever they were
+    before: a port that already differs keeps its witness)."""
     s_class = int(src.classify(src_after).ravel()[output])
     t_class = int(tgt.classify(tgt_after).ravel()[output])
     if (s_class, t_class) != ((CHANGED, UNCHANGED) if reader == "source" else (UNCHANGED, CHANGED)):
         return False
-    before = float(_difference(src.base.ravel()[output:output + 1], tgt.base.ravel()[output:output + 1])[0])
     after = float(_difference(np.asarray(src_after, dtype=np.float64).ravel()[output:output + 1],
                               np.asarray(tgt_after, dtype=np.float64).ravel()[output:output + 1])[0])
     threshold = max(float(src.high().ravel()[output]), float(tgt.high().ravel()[output]))
-    return after > threshold and after > 16 * before
+    return after > threshold
 
 
 def words(signatures: np.ndarray, group_list: Sequence[Group], out_shape: Sequence[int],

@@ -129,6 +129,22 @@ def test_a_dropped_column_is_a_confirmed_witness():
     assert not provenance.confirmed(noise_s, noise_t, source(after), target(after), output, reader)
 
 
+def test_a_port_that_already_differs_keeps_its_witness():
+    """The target sums x[r, 1 .. c + 1] where the source sums x[r, 0 .. c]: their values differ before
+    any replacement; x[r, 0] still changes the source's out[r, 0] alone."""
+    x = _x(3, 6)
+    source = lambda v: np.cumsum(v, axis=1)  # noqa: E731
+    target = lambda v: np.cumsum(np.concatenate([v[:, 1:], np.zeros((3, 1), v.dtype)], axis=1), axis=1)  # noqa: E731
+    sig_s, groups_, noise_s = _signature(source, x)
+    sig_t, _, noise_t = _signature(target, x)
+    output, group, reader = provenance.candidates(sig_s, sig_t)[0]
+    assert (output, groups_[group], reader) == (0, Group(1, 0), "source")
+    single = np.zeros(x.shape, dtype=bool)
+    single[0, 0] = True
+    after = provenance.replaced(x, x.shape, single, 0)
+    assert provenance.confirmed(noise_s, noise_t, source(after), target(after), output, reader)
+
+
 def test_pick_spreads_over_many_candidates():
     many = np.ones((4, 40), dtype=bool)
     picked = provenance.pick(many, 5)

@@ -1,0 +1,22 @@
+"""Triton port of row_cumsum.cu: the inclusive cumulative sum of each row of x (rows, cols).
+one program per row, the whole row in one BLOCK = next_power_of_2(cols) tile (masked lanes load 0.0,
+the neutral element), tl.cumsum. Seeded bug: rows loaded at `row * (cols - 1)`: each row after the first starts inside the one before."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_cumsum_kernel(x_ptr, out_ptr, rows, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * (cols - 1) + c, mask=c < cols, other=0.0)
+    tl.store(out_ptr + row * cols + c, tl.cumsum(x, axis=0), mask=c < cols)
+
+
+def row_cumsum(x: torch.Tensor) -> torch.Tensor:
+    rows, cols = x.shape
+    out = torch.empty_like(x)
+    row_cumsum_kernel[(rows,)](x, out, rows, cols, BLOCK=triton.next_power_of_2(cols))
+    return out
