@@ -365,8 +365,9 @@ def _static(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         score = static.words_score(group[0]) if group else 0
         if result.dependence_words and score >= words_score:
             report.dependence_words, words_score = result.dependence_words, score
-        for check in result.checks:  # a refutation at any size wins; otherwise the first group's words
-            if check.code not in checks or check.status == Evidence.REFUTED:
+        for check in result.checks:  # a refutation at any size wins, then "not compared"; else the first group's
+            if check.code not in checks or check.status == Evidence.REFUTED or \
+                    (check.status == "not compared" and checks[check.code].status != Evidence.REFUTED):
                 checks[check.code] = check
         report.traffic = {side: {b: t.to_json() for b, t in table.items()} for side, table in result.traffic.items()}
         report.traffic_sizes = result.traffic_sizes

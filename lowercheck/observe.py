@@ -41,6 +41,7 @@ NOT_COMPARED = "not compared"
 LEFT_TO_THE_RUNS = "left to the runs"  # partly proved: the runs bounds-check them, and this stage observes them
 OBSERVED = "observed"
 AGAIN = 7919  # the clean run again with other block and atomic orders (as the determinism probe)
+NOT_OBSERVED = "dependences not compared statically were not observed"  # the notes' words (`observed_text` reads them)
 
 
 @dataclass
@@ -52,7 +53,6 @@ class Perturbation:
     shape: tuple[int, ...] = ()
     mask: np.ndarray | None = None
     seed: int = 0
-    group: provenance.Group | None = None
     element: int | None = None  # a single-element run: the flat index replaced
 
 
@@ -104,7 +104,7 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
         return
     sizes = observation_sizes(sweep, sides)
     if sizes is None:
-        report.notes.append(f"dependences not compared statically were not observed either: no swept size fits "
+        report.notes.append(f"{NOT_OBSERVED}: no swept size fits "
                             f"the budget of the runs ({MAX_ELEMENTS} buffer elements a side, {MAX_RUNS} runs, "
                             f"{MAX_WORK:.3g} elements times runs)")
         return
@@ -112,32 +112,31 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     plan = plan_arguments(sides, correspondence, sizes, options.seed, "normal")
     inputs = _inputs(at, correspondence, plan, sizes)
     if not inputs:
-        report.notes.append("dependences not compared statically were not observed: no floating-point input is "
-                            "passed to both sides")
+        report.notes.append(f"{NOT_OBSERVED}: no floating-point input is passed to both sides")
         return
     runs = [Perturbation(seed=options.seed), Perturbation(seed=options.seed + AGAIN)]
     for item in inputs:
         item.groups = provenance.groups(item.shape)
         item.first_run = len(runs)
-        runs += [Perturbation(item.source, item.targets, item.shape, group.mask(item.shape), options.seed, group)
+        runs += [Perturbation(item.source, item.targets, item.shape, group.mask(item.shape), options.seed)
                  for group in item.groups]
     results = _run(at, plan, runs[:2], options, sizes)
     failed = _failure(results)
     if failed:
-        report.notes.append(f"dependences not compared statically were not observed: {failed}")
+        report.notes.append(f"{NOT_OBSERVED}: {failed}")
         return
     # The clean run again (warm) times one run of each side: the rest must fit the budget.
     timed = {id(side_results): side_results for side_results in results.values()}.values()  # an entry run once
     estimate = sum(side_results[1].wall_s for side_results in timed) * (len(runs) - 2)
     if estimate > BUDGET_S:
-        report.notes.append(f"dependences not compared statically were not observed: {len(runs) - 2} runs a side "
+        report.notes.append(f"{NOT_OBSERVED}: {len(runs) - 2} runs a side "
                             f"at {', '.join(f'{k}={v}' for k, v in sizes.items())} would take about {estimate:.0f} s, "
                             f"over the budget of {BUDGET_S:.0f} s")
         return
     rest = _run(at, plan, runs[2:], options, sizes)
     failed = _failure(rest)
     if failed:
-        report.notes.append(f"dependences not compared statically were not observed: {failed}")
+        report.notes.append(f"{NOT_OBSERVED}: {failed}")
         return
     results = {name: results[name] + rest[name] for name in results}
     where = ", ".join(f"{k}={v}" for k, v in sizes.items())
@@ -147,18 +146,19 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
     confirm: list[tuple[tuple[str, str], Input, int, str, int]] = []  # (pair, input, output element, reader, run)
     confirmation_runs: list[Perturbation] = []
     noises: dict[tuple[str, str], tuple[provenance.Noise, provenance.Noise]] = {}
+    shapes: dict[str, tuple[int, ...]] = {}  # each output's, by the source's name
     s_params = {p.pname: p for p in at["source"].params()}
     for s_out, t_out in pending:
         shape = concrete_shape(s_params[s_out], sizes) if s_out in s_params else None
         arrays = {name: [_output(r, out, shape) for r in results[name]]
                   for name, out in (("source", s_out), ("target", t_out))}
         if shape is None or any(a is None for name in arrays for a in arrays[name]):
-            report.notes.append(f"the observed dependence of `{t_out}` was not computed: a run did not return it "
-                                "with its shape")
+            report.notes.append(f"{NOT_OBSERVED} for `{t_out}`: a run did not return it with its shape")
             continue
         noise = (provenance.Noise.of(arrays["source"][0], arrays["source"][1]),
                  provenance.Noise.of(arrays["target"][0], arrays["target"][1]))
         noises[(s_out, t_out)] = noise
+        shapes[s_out] = shape
         for item in inputs:
             span = range(item.first_run, item.first_run + len(item.groups))
             sig = (provenance.signature(noise[0], [arrays["source"][i] for i in span]),
@@ -189,7 +189,7 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
             for (s_out, t_out), item, output, reader, index in confirm:
                 if t_out in witnesses:
                     continue
-                shape = concrete_shape(s_params[s_out], sizes)
+                shape = shapes[s_out]
                 src_after = _output(more["source"][index], s_out, shape)
                 tgt_after = _output(more["target"][index], t_out, shape)
                 if src_after is None or tgt_after is None:
@@ -324,10 +324,9 @@ def _finding(at: Mapping[str, SideInfo], s_out: str, t_out: str, item: Input, sh
 
 
 def _verdict(report: Report, where: str, names: str, differ: int) -> None:
-    """The LC204 check's verdict once observed: it said "not compared"."""
+    """The LC204 check's verdict once observed: it said "not compared" or "partly proved"."""
     for index, check in enumerate(report.static_checks):
-        if check.code != "LC204" or check.status not in (NOT_COMPARED, str(Evidence.PARAMETRIC),
-                                                         str(Evidence.SWEPT), str(Evidence.PARTLY)):
+        if check.code != "LC204" or check.status not in (NOT_COMPARED, str(Evidence.PARTLY)):
             continue
         detail = f"{names} observed at {where}: " + (f"{differ} finding(s)" if differ else "the same on both sides")
         report.static_checks[index] = static.CheckVerdict(check.code, check.title, str(Evidence.OBSERVED), detail)
@@ -357,6 +356,6 @@ def observed_text(file_arg: str, spec: Any, gpu: str) -> str:
         if status == "compared":  # `lower` gave up on it within its own budget; the diff's checks did not
             lines.append(f"{COMPARED_LINE}{output} (the diff's static checks composed its maps)")
         if status in (NOT_COMPARED, LEFT_TO_THE_RUNS):
-            why = next((n for n in report.notes if "not observed" in n or "not computed" in n), "no observation")
+            why = next((n for n in report.notes if n.startswith(NOT_OBSERVED)), "no observation")
             lines.append(f"//   not observed: {output}: {why}")
     return "\n".join(lines) + "\n"

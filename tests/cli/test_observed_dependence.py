@@ -50,3 +50,18 @@ def test_lower_observe_prints_the_maps_it_observed() -> None:
     assert realworld.observed_outputs(done.stdout) == {"return0"}
     plain = run_lowercheck(["lower", str(ROW_MAX / "row_max_reshaped.py"), "--emit", "access"])
     assert "observed" not in plain.stdout  # only when asked: it runs the kernel
+
+
+def test_a_map_not_exact_at_some_swept_size_is_not_proved(tmp_path: Path) -> None:
+    """row_cumsum's block scan is captured per size; at cols=97 its chunk loop takes one trip and its
+    map composes, at larger sizes the carry feeds itself: the LC204 check must say "not compared"
+    (it kept the first size's "proved"), as the output's dependence status does."""
+    report = tmp_path / "report.json"
+    folder = ROW_MAX.parent / "row_cumsum"
+    done = run_lowercheck(["diff", str(folder / "row_cumsum.cu"), str(folder / "row_cumsum.py"), "--no-run",
+                           "--json", str(report)])
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(report.read_text())
+    assert doc["dependences"] == {"return0": "not compared"}
+    lc204 = next(c for c in doc["static_checks"] if c["code"] == "LC204")
+    assert lc204["status"] == "not compared" and "feeds itself" in lc204["detail"]
