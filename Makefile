@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection realworld realpairs
+.PHONY: install demo test bench docs clean detection realworld realpairs audit
 
 install: $(STAMP)
 
@@ -45,6 +45,11 @@ realworld: $(STAMP)
 # `make test` runs a few of them): verdicts and codes against their expected.toml.
 realpairs: $(STAMP)
 	REALPAIRS=all $(PY) -m pytest -q -n 2 tests/test_realpairs.py
+
+# `lowercheck audit` over every task of corpus/tasks (seeded flaws and well-built tasks) against their
+# expected.toml; `make test` runs the same test.
+audit: $(STAMP)
+	$(PY) -m pytest -q -n 2 tests/audit/test_audit_corpus.py
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes

@@ -7,6 +7,7 @@
     lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE]
     lowercheck bench SOURCE TARGET [--spec FILE.toml] [--size ...] [--gpu NAME] [--json FILE]
                      [--baseline-json FILE] [--budget SECONDS]
+    lowercheck audit TASK [--harness PRESET] [--gpu NAME] [--json FILE] [--timeout SECONDS]
     lowercheck codes [CODE]
 
 Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconclusive.
@@ -99,6 +100,19 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
     b.add_argument("--case-timeout", type=float, default=600.0, help="seconds per case (default 600)")
 
+    a = sub.add_parser("audit", help="review a kernel task: tolerance, benchmark fairness, scoping, validity",
+                       description="Review the task itself, not one solution: wrong solutions its checker accepts, "
+                                   "correct ones it rejects, a reference off the float64 oracle, inputs and timing "
+                                   "a measurement artefact can win, loose scoping, and whether it fits and compiles "
+                                   "for its target. TASK is a task file (TOML) or a KernelBench problem (.py). "
+                                   "Exit 0 sound, 1 flawed, 2 bad input, 3 inconclusive. See docs/audit.md.")
+    a.add_argument("task", help="a task .toml file, or a KernelBench-style problem .py (then --harness applies)")
+    a.add_argument("--harness", help="a named harness filling what the task leaves out: kernelbench, kernelbench-v0, "
+                                     "torch-testing, triton-do-bench, recommended (default for a .py: kernelbench)")
+    a.add_argument("--gpu", help="the target hardware, replacing the task's: h100-sxm, h200, a100-80gb, l4, tpu-v5e")
+    a.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    a.add_argument("--timeout", type=float, default=300.0, help="seconds for the reference's runs (default 300)")
+
     c = sub.add_parser("codes", help="list the finding codes, or show one code's documentation")
     c.add_argument("code", nargs="?")
     return parser
@@ -124,7 +138,7 @@ def _run(args) -> int:
 
     try:
         return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
-                "bench": _bench}[args.command](args)
+                "bench": _bench, "audit": _audit}[args.command](args)
     except LowercheckError as err:
         from lowercheck.errors import UserCodeStopped
 
@@ -224,6 +238,26 @@ def _bench(args) -> int:
 
     return command.run(args.source, args.target, _spec(args), args.gpu, args.json, args.baseline_json,
                        command.check_budget(args.budget), Console(highlight=False, soft_wrap=True))
+
+
+def _audit(args) -> int:
+    from lowercheck.audit import presets, report, task
+    from lowercheck.audit.command import audit
+    from lowercheck.errors import UserError
+
+    if args.harness is not None and args.harness not in presets.PRESETS:
+        raise UserError(f"unknown harness {args.harness!r}", hint=f"one of {', '.join(presets.PRESETS)}")
+    if args.gpu is not None:
+        from lowercheck.perf.targets import get_target
+
+        get_target(args.gpu)
+    if args.timeout <= 0:
+        raise UserError("--timeout must be positive")
+    result = audit(task.load(args.task, args.harness, args.gpu), args.timeout)
+    report.render(result)
+    if args.json:
+        report.write_json(result, args.json)
+    return result.exit_code
 
 
 def _corpus(args) -> int:

@@ -80,6 +80,7 @@ class Evidence(enum.StrEnum):
     MEASURED = "measured"  # a tool's numbers (ptxas), a static estimate of traffic
     UNSUPPORTED = "unsupported"  # not modelled: the reason is in the message
     PARTLY = "partly proved"  # proved except for accesses whose index or condition comes from loaded data
+    HARNESS = "read from the task's harness"  # `lowercheck audit`: what the task's checker or timer does
 
 
 CODES: dict[str, Code] = {}
@@ -425,6 +426,314 @@ def _lc501():
     Example: softmax outputs in bf16 are below atol, so zeros pass.
 
     Fix: tighten the tolerance or change the inputs."""
+
+
+# Task audit (`lowercheck audit`, lowercheck/audit): findings about the task, not about one solution.
+# LC60x numerical correctness, LC61x/LC62x benchmark fairness, LC63x scoping, LC64x validity.
+
+
+@_code("LC601", Severity.ERROR, "the task's checker accepts a wrong solution")
+def _lc601():
+    """What it checks: wrong solutions made from the reference (all zeros, a copy of an input, the mean,
+    the reference computed in fp16 or bf16, tanh-GELU for erf-GELU, `__expf` for `expf`, softmax
+    without the max subtraction, the last partial tile left unwritten, the output transposed) run
+    through the task's own tolerance, inputs and trials.
+
+    Why it matters: a solution that does no work, or does the wrong work, scores as correct; a
+    leaderboard built on the task is wrong.
+
+    Example: KernelBench's bf16 softmax over 16384 columns: outputs are about 6e-5, under atol 1e-2,
+    so an output of zeros passes.
+
+    Fix: a tolerance derived from the dtype and the operation (rtol-dominated for small outputs),
+    inputs that make the wrong solution differ (large logits for softmax, signed inputs for ReLU)."""
+
+
+@_code("LC602", Severity.ERROR, "the task's checker rejects a correct solution")
+def _lc602():
+    """What it checks: correct solutions made from the float64 oracle: the exact answer rounded to the
+    output dtype, an answer exactly as far from the truth as the reference's own (another summation
+    order, split-K, fp32 accumulation where the reference accumulates otherwise), and TF32 products
+    where the task allows TF32; each against the task's tolerance, with the derived one (dtype, op,
+    reduction length K) beside it.
+
+    Why it matters: a correct kernel fails the task; solvers learn to reproduce the reference's
+    rounding instead of computing the right answer.
+
+    Example: an fp32 matmul with K = 8192 checked at atol = rtol = 1e-6: the reference itself is 4e-5
+    from the exact product, so a kernel summing in another order is rejected.
+
+    Fix: a tolerance that grows with K (`gamma_K = K u / (1 - K u)`, typically `sqrt(K) u`), or the
+    FlashAttention rule: the error against an fp32/fp64 reference at most twice the framework's own."""
+
+
+@_code("LC603", Severity.ERROR, "the reference is further from the exact answer than the tolerance")
+def _lc603():
+    """What it checks: the task's reference against the same computation in float64 (the oracle), on
+    the task's inputs, measured with the task's own tolerance.
+
+    Why it matters: the reference then judges solutions by its own rounding error: a more accurate
+    kernel fails, one reproducing the reference's shortcuts passes. Typical cause: a reference computed
+    in the same low precision it judges (bf16 accumulation).
+
+    Example: a bf16 reference summing 65536 elements in bf16 is off by 2e-1 at atol 1e-2.
+
+    Fix: compute the reference in float32 (or float64) and round once at the end."""
+
+
+@_code("LC604", Severity.ERROR, "the reference is nondeterministic")
+def _lc604():
+    """What it checks: the reference called twice on the same inputs in one process gives the same
+    bits; the operators it calls (random number generators, dropout in training mode, atomics such as
+    `index_add_` and `scatter_add_` on a GPU) are listed.
+
+    Why it matters: the checker then compares a solution with a moving target: correct solutions fail
+    at random, and the tolerance gets loosened until wrong ones pass.
+
+    Example: a reference that adds `torch.randn_like(x) * 0.1` noise, or a Model left in training mode
+    with `nn.Dropout`.
+
+    Fix: seed inside the reference, call `.eval()`, or move the randomness into `get_inputs`."""
+
+
+@_code("LC611", Severity.ERROR, "the inputs make the operation trivial")
+def _lc611():
+    """What it checks: whether an operator of the reference is the identity on the task's inputs (ReLU
+    or abs of non-negative values, a clamp that clamps nothing), a softmax is nearly uniform (no
+    element above three times the uniform value), or an input is constant or has every row equal.
+
+    Why it matters: a solution that skips the operation passes and is timed as faster.
+
+    Example: KernelBench's ReLU problem draws `torch.rand` inputs, all in [0, 1): ReLU is the
+    identity and returning the input passes bit for bit.
+
+    Fix: signed inputs (`torch.randn`), logits with a spread (scaled randn), rows that differ."""
+
+
+@_code("LC612", Severity.ERROR, "the inputs are identical across trials")
+def _lc612():
+    """What it checks: whether the inputs of the correctness trials (or of the timed repetitions)
+    differ from one trial to the next, as the harness draws them (its seeding).
+
+    Why it matters: a solution that caches its result (keyed on the input's data pointer or shape)
+    passes every trial after the first and is timed on the cached answer; extra trials add no
+    coverage.
+
+    Example: a harness seeding every trial with the same seed; a timing loop calling the kernel on
+    one set of inputs 100 times.
+
+    Fix: a seed per trial, fresh inputs (or an in-place change of the inputs) per timed repetition."""
+
+
+@_code("LC613", Severity.ERROR, "a stale output from a recycled allocation passes")
+def _lc613():
+    """What it checks: the order in which the checker runs the reference and the solution, and
+    whether memory freed between them is overwritten.
+
+    Why it matters: the CUDA caching allocator hands the solution the block the reference's output
+    just freed: a solution returning `torch.empty_like(x)` holds the reference's answer and passes
+    without computing anything (KernelBench's `result_reuse` exploit).
+
+    Example: `ref = model(*inputs); del ref; out = solution(*inputs); allclose(out, ref_copy)`.
+
+    Fix: run the solution first, or in another process, or fill freed memory with a poison value."""
+
+
+@_code("LC614", Severity.ERROR, "the timed work is below launch overhead")
+def _lc614():
+    """What it checks: the roofline floor of the reference at the task's sizes (bytes moved over the
+    target's memory bandwidth, FLOPs over its peak) against the cost of a kernel launch.
+
+    Why it matters: below a few microseconds the timing measures launches and Python overhead; the
+    speedup rewards fusing launches or CUDA graphs, not a better kernel.
+
+    Example: a vector add of 4096 floats moves 48 KiB: 15 ns at 3.35 TB/s against about 5 us per launch.
+
+    Fix: sizes whose floor is well above the launch overhead (tens of microseconds)."""
+
+
+@_code("LC615", Severity.ERROR, "every size is a multiple of the tile")
+def _lc615():
+    """What it checks: whether every dimension of every input (those of 16 or more) is a multiple of a
+    common power of two of at least 16.
+
+    Why it matters: a kernel without tail masks (the most common translation bug) passes every check,
+    and the tail's cost is never timed.
+
+    Example: all inputs 4096 x 4096: a Triton port without `mask=offs < n` passes.
+
+    Fix: at least one size that is not a multiple of any tile (4093, 1000 + 7)."""
+
+
+@_code("LC621", Severity.ERROR, "the timing runs from a warm L2 cache")
+def _lc621():
+    """What it checks: the working set of one call (inputs, outputs, parameters) against the target's
+    L2 cache, when the harness does not flush the cache between repetitions.
+
+    Why it matters: every repetition after the first reads from L2, not from memory: the timing of a
+    memory-bound kernel is several times its real cost, and a kernel tuned for a warm cache wins.
+
+    Example: 8 MiB of inputs on an H100 (50 MiB of L2), timed 100 times without a flush.
+
+    Fix: flush L2 before each repetition (Triton's do_bench writes 256 MiB; nvbench its L2 size) or
+    rotate among enough input copies to exceed L2."""
+
+
+@_code("LC622", Severity.ERROR, "the timing misses work on other streams")
+def _lc622():
+    """What it checks: what the harness's timer sees: CUDA events recorded on the current stream only,
+    or no synchronisation before reading them.
+
+    Why it matters: a solution that launches its work on another stream (or thread) is timed as
+    nearly free (KernelBench's `non_default_stream` exploit); without a synchronisation the events
+    may be read before the work ends.
+
+    Example: `with torch.cuda.stream(s): out = kernel(x)` inside the timed call.
+
+    Fix: synchronise the device (not the stream) before the end event, or time wall clock with
+    `torch.cuda.synchronize()` around each call."""
+
+
+@_code("LC623", Severity.ERROR, "too few timed repetitions for the noise")
+def _lc623():
+    """What it checks: the repetitions, the warm-up and the statistic: fewer than 10 repetitions, a
+    mean over fewer than 30, or no warm-up.
+
+    Why it matters: GPU timings of short kernels vary by several percent from run to run and have
+    outliers (clock changes, other processes); a mean of a few samples rewards luck, and a call
+    without warm-up times compilation and autotuning.
+
+    Example: `reps = 5`, `statistic = "mean"`, `warmup = 0`.
+
+    Fix: a median over enough repetitions for a stable figure (nvbench stops at 0.5% noise)."""
+
+
+@_code("LC624", Severity.ERROR, "the baseline is timed in another precision mode")
+def _lc624():
+    """What it checks: whether a solution using TF32 for the float32 products passes the checker while
+    the baseline is timed with TF32 off.
+
+    Why it matters: TF32 tensor cores run fp32 products several times faster (7.4x the FLOP/s on an
+    H100): the speedup then measures the precision mode, not the kernel.
+
+    Example: a matmul task timed against `torch.matmul` with `allow_tf32 = False` and checked at
+    atol = rtol = 1e-2, which TF32 products pass.
+
+    Fix: time the baseline in the mode the checker allows, or tighten the tolerance below TF32's error."""
+
+
+@_code("LC631", Severity.ERROR, "the output's dtype or layout is not checked")
+def _lc631():
+    """What it checks: whether the checker compares the solution's output dtype and layout (strides)
+    with the reference's.
+
+    Why it matters: a solution returning float32 for a bf16 task (twice the bytes, more precision) or a
+    transposed view passes; the task has no single answer.
+
+    Example: a checker comparing `out.float()` with `ref.float()`.
+
+    Fix: check `out.dtype == ref.dtype` and the layout the task specifies (`is_contiguous()`)."""
+
+
+@_code("LC632", Severity.ERROR, "one fixed shape: a solution hard-coding it passes")
+def _lc632():
+    """What it checks: whether the task's inputs have the same shapes in every trial.
+
+    Why it matters: a solution that hard-codes the sizes (grid, strides, loop bounds) passes and fails
+    on the next shape; KernelBench-Hard found submissions that recognised the public input scale.
+
+    Example: `get_inputs()` returning one `torch.rand(16, 16384)` for every trial.
+
+    Fix: shapes drawn per trial (with a printed seed), among them sizes that are not multiples of any tile."""
+
+
+@_code("LC633", Severity.ERROR, "in-place updates of the inputs are not caught")
+def _lc633():
+    """What it checks: whether the checker gives each side its own copy of the inputs and verifies that
+    the solution left them unchanged; whether the reference itself writes its inputs.
+
+    Why it matters: a solution that overwrites its inputs (or returns one of them, updated) corrupts the
+    reference's next run or its own timing (KernelBench's `zero_out` exploit).
+
+    Example: `out = x.relu_()` returned as the output.
+
+    Fix: clone the inputs for each side and compare them with a saved copy after the call."""
+
+
+@_code("LC634", Severity.ERROR, "unseeded weights or init inputs")
+def _lc634():
+    """What it checks: whether building the Model twice (and calling `get_init_inputs()` twice) gives
+    the same parameters, when the harness does not seed before each construction.
+
+    Why it matters: the reference and the solution get different weights: a correct solution fails,
+    and the tolerance gets loosened until wrong ones pass.
+
+    Example: `nn.Linear` layers built without `torch.manual_seed` before each side's Model.
+
+    Fix: seed before each construction, or pass the weights through `get_init_inputs`."""
+
+
+@_code("LC635", Severity.ERROR, "two readings of the task both pass")
+def _lc635():
+    """What it checks: plausible readings of an ambiguous operator (biased and unbiased variance or
+    standard deviation, floor and truncating division) computed from the reference; both passing the
+    checker means the task does not say which one it wants.
+
+    Why it matters: the task has no single answer; a solution may be right by one reading and wrong by
+    another at other sizes (the two variances differ by N/(N-1): invisible at N = 4096, not at N = 2).
+
+    Example: `x.var(dim=-1)` with N = 8192 checked at rtol = 1e-2.
+
+    Fix: state the reading, and choose sizes or a tolerance that tell the readings apart."""
+
+
+@_code("LC641", Severity.ERROR, "the task does not fit the target's memory")
+def _lc641():
+    """What it checks: the inputs, parameters, outputs and the largest intermediate of the reference at
+    the task's sizes (computed on meta tensors, nothing allocated) against the target's memory.
+
+    Why it matters: the task fails with an out-of-memory error on the hardware it is for.
+
+    Example: a 65536 x 65536 float32 matmul (48 GiB of operands and result) on a 24 GB L4.
+
+    Fix: smaller sizes, or a target with more memory."""
+
+
+@_code("LC642", Severity.ERROR, "the task's code does not compile for the target")
+def _lc642():
+    """What it checks: the task's CUDA, Triton or Pallas source compiled for the target (nvcc for its
+    architecture, Triton's compiler for its GPU, the Pallas TPU lowering).
+
+    Why it matters: the task cannot be solved or checked on the hardware it names.
+
+    Example: a CUDA reference using Hopper-only `cp.async.bulk` for an A100 target.
+
+    Fix: the compiler's message shows where; choose the target, or change the code."""
+
+
+@_code("LC644", Severity.ERROR, "an autotuning config does not fit the target")
+def _lc644():
+    """What it checks: each `triton.Config` of an `@triton.autotune` kernel compiled for the target,
+    its shared memory and registers against the target's limits.
+
+    Why it matters: the autotuner fails ("out of resource: shared memory") or silently drops configs on
+    the target; the timing depends on which ones survive.
+
+    Example: BLOCK_M = BLOCK_N = 256, BLOCK_K = 64, 4 stages on an L4 (99 KiB of shared memory per block).
+
+    Fix: prune configs by the target's limits (`prune_configs_by`) or remove the large ones."""
+
+
+@_code("LC645", Severity.ERROR, "the task uses a dtype the target lacks")
+def _lc645():
+    """What it checks: the dtypes the reference computes in against the target: float64 on a TPU, fp8
+    before compute capability 8.9 (A100), bf16 before 8.0.
+
+    Why it matters: the task cannot run on the target, or runs emulated far slower than intended.
+
+    Example: a float8_e4m3fn GEMM task for an A100.
+
+    Fix: a target with the dtype, or a dtype the target has."""
 
 
 @_code("LC901", Severity.INCONCLUSIVE, "unsupported construct (inconclusive)")

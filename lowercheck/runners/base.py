@@ -65,3 +65,6 @@ class RunResult:
     wall_s: float = 0.0
     oob_total: int = 0  # every out-of-bounds access; `oob` keeps only the first few
     events: list[RunEvent] = field(default_factory=list)
+    # What a runner learnt beyond the arrays (plain data: numbers, strings, lists, dicts), e.g. the
+    # task probe's operator trace and input facts (`lowercheck.runners.task_probe`).
+    facts: dict[str, Any] = field(default_factory=dict)

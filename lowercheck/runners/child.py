@@ -24,6 +24,8 @@ RUNNERS: dict[str, str] = {
     "triton": "lowercheck.runners.triton_interp",
     "pallas": "lowercheck.runners.pallas_interp",
     "torch": "lowercheck.runners.torch_eager",
+    "triton-compile": "lowercheck.runners.triton_compile",  # `lowercheck audit`: compile for a target
+    "task": "lowercheck.runners.task_probe",  # `lowercheck audit`: a task's reference under probes
 }
 # More runners from the environment, "language=module,language=module" (tests, plug-ins).
 RUNNERS_ENV = "LOWERCHECK_RUNNERS"

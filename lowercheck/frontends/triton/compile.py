@@ -10,12 +10,9 @@ the `tt` dialect parses.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import re
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from lowercheck.diagnostics import captured_stderr
 from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import NeedsConcreteSizes
 from lowercheck.frontends.triton.structure import structure
@@ -166,22 +164,6 @@ def _print_generic_with_locations() -> None:
     _printer_ready = True
 
 
-@contextlib.contextmanager
-def _captured_stderr() -> Iterator[list[str]]:
-    """MLIR writes diagnostics to fd 2 from C++; keep them to report the user's line."""
-    out: list[str] = []
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
-        saved = os.dup(2)
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield out
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            out.append(tmp.read().decode(errors="replace"))
-
-
 _TTIR_CACHE: dict[tuple, str] = {}
 _DIAGNOSTIC = re.compile(r'^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$', re.M)
 
@@ -210,7 +192,7 @@ def ttir(fn, variant: Variant, entry_file: str) -> str:
     stages: dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
     try:
-        with _captured_stderr() as diagnostics:
+        with captured_stderr() as diagnostics:
             module = src.make_ir(target, options, backend.get_codegen_implementation(options),
                                  backend.get_module_map(), context)
             module = stages["ttir"](module, {})

@@ -1,0 +1,1 @@
+"""lowercheck audit: review a kernel task (tolerance, benchmark fairness, scoping, validity)."""

@@ -1,0 +1,240 @@
+"""Numerical correctness: is the task's tolerance right for the operation and the precision, and is
+its reference right?
+
+Wrong solutions (LC601) and correct ones (LC602) are made from the reference's own runs and replayed
+through the task's checker (`lowercheck.audit.checker`) on the task's inputs and trials; the
+reference is measured against the float64 oracle (LC603) and against itself (LC604).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lowercheck.audit.checker import Verdict, judge
+from lowercheck.audit.checks import Context, check, needs_deterministic, needs_runs
+from lowercheck.compare import probes
+from lowercheck.compare.tolerance import dtype_name, gamma, is_float, np_dtype, unit_roundoff
+from lowercheck.findings import Evidence, Finding, Severity
+
+# Variant name -> what the wrong solution is, and the fix that makes the checker reject it.
+WRONG_VARIANTS = {
+    "lowp-bfloat16": ("the reference computed in bfloat16", "a tolerance below bf16's error (2^-8 relative)"),
+    "lowp-float16": ("the reference computed in float16", "a tolerance below fp16's error (2^-11 relative)"),
+    "accumulate-float16": ("products and sums accumulated in float16 (rounded every 32 terms)",
+                           "a tolerance that fp16 accumulation exceeds, or longer reductions"),
+    "accumulate-bfloat16": ("products and sums accumulated in bfloat16 (rounded every 32 terms)",
+                            "an rtol below the error of bf16 accumulation over K terms, or longer reductions"),
+    "tanh-gelu": ("tanh-approximated GELU in place of the exact (erf) GELU",
+                  "inputs around |x| = 2, where the two differ most, and a tolerance below their difference"),
+    "fast-exp": ("`__expf` (exp2 of the float32 product x * log2(e)) in place of `expf`",
+                 "nothing, if approximate exponentials are meant to pass (Triton's tl.exp is one)"),
+    "no-max-shift": ("softmax without the max subtraction", "logits large enough to overflow exp (|x| > 88 in "
+                     "float32, > 11 in float16): e.g. randn * 100"),
+}
+TILES = (1024, 256, 128, 64, 32, 16)
+
+
+def _location(context: Context):
+    return context.task.location("atol")
+
+
+def _dtypes(context: Context) -> list[str]:
+    return [dtype_name(r) for r in context.probe.trials[0].reference]
+
+
+def _references(context: Context) -> list[list[np.ndarray]]:
+    return [t.reference for t in context.probe.trials]
+
+
+def _trivial(context: Context) -> dict[str, tuple[str, list[list[np.ndarray]]]]:
+    """zeros, a copy of the first input, the mean; the last partial tile unwritten; the output transposed."""
+    found: dict[str, tuple[str, list[list[np.ndarray]]]] = {}
+    trials = context.probe.trials
+    for name in ("zeros", "copy", "mean"):
+        per_trial = []
+        text = ""
+        for trial in trials:
+            outs = []
+            for ref in trial.reference:
+                made = {p.name: (p.text, a) for p, a in probes.candidates(ref, trial.inputs)}
+                if name not in made:
+                    break
+                text, array = made[name]
+                outs.append(array)
+            if len(outs) != len(trial.reference):
+                per_trial = []
+                break
+            per_trial.append(outs)
+        if per_trial:
+            found[name] = (text if name != "mean" else "the output's mean everywhere", per_trial)
+    tail = _tail(trials[0].reference)
+    if tail:
+        tile, _ = tail
+        found["tail"] = (f"the last partial tile left unwritten (a {tile}-wide tile along the last dimension; "
+                         "those elements zero)", [[_drop_tail(r, tile) for r in t.reference] for t in trials])
+    if all(r.ndim >= 2 and r.shape[-1] == r.shape[-2] > 1 for t in trials for r in t.reference):
+        found["transposed"] = ("the output transposed (its last two dimensions swapped)",
+                               [[np.swapaxes(r, -1, -2) for r in t.reference] for t in trials])
+    return found
+
+
+def _tail(references: list[np.ndarray]) -> tuple[int, int] | None:
+    """(tile, columns in the last partial tile) for the largest tile that leaves one."""
+    for ref in references:
+        if ref.ndim == 0 or not is_float(dtype_name(ref)):
+            continue
+        n = ref.shape[-1]
+        for tile in TILES:
+            if n > tile and n % tile:
+                return tile, n % tile
+    return None
+
+
+def _drop_tail(ref: np.ndarray, tile: int) -> np.ndarray:
+    out = ref.copy()
+    n = ref.shape[-1]
+    if n > tile and n % tile:
+        out[..., n - n % tile:] = 0
+    return out
+
+
+@check("LC601", "numerics", "wrong solutions the checker accepts")
+def wrong_solutions_accepted(context: Context) -> list[Finding]:
+    needs_deterministic(context)
+    probe, correctness = context.probe, context.task.harness.correctness
+    references, dtypes = _references(context), _dtypes(context)
+    candidates = _trivial(context)
+    for name, (text, _) in WRONG_VARIANTS.items():
+        outs = probe.variant(name)
+        if outs is not None:
+            candidates[name] = (text, outs)
+    findings = []
+    identity_ops = bool(probe.facts.get("identity_ops"))
+    for name, (text, outs) in candidates.items():
+        identical = all(o.tobytes() == r.tobytes() for os_, rs in zip(outs, references) for o, r in zip(os_, rs))
+        if identical and (name in WRONG_VARIANTS or identity_ops):
+            # a rewrite that changed nothing on these inputs shows no wrong solution; a copy that is the
+            # answer because an operator is the identity here is LC611's finding
+            continue
+        verdict = judge(outs, references, correctness, dtypes)
+        if not verdict.passed:
+            continue
+        how = "bit for bit: the inputs make it the reference's answer" if identical else verdict.margin()
+        fix = WRONG_VARIANTS.get(name, (None, "a tolerance derived from the dtype and the op (rtol-dominated "
+                                              "for small outputs), inputs that make this output differ"))[1]
+        findings.append(Finding(
+            "LC601", f"the task's checker accepts {text} ({how})", location=_location(context),
+            witness={"candidate": name, "ratio": _finite(verdict.ratio), "largest_error": _finite(verdict.error),
+                     "atol": verdict.atol, "rtol": verdict.rtol, "trials": verdict.trials, "identical": identical},
+            hint=f"make the checker reject it: {fix}",
+            severity=Severity.WARNING if name == "fast-exp" else None, evidence=Evidence.OBSERVED))
+    return findings
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def derived(context: Context, dtype: str) -> str:
+    """The derived tolerance of the reference's longest reduction, in words."""
+    meta = context.probe.meta
+    k, op = int(meta.get("k") or 0), meta.get("k_op")
+    compute = "float32" if dtype in ("float16", "bfloat16", "float32") else dtype
+    u = unit_roundoff(compute) if is_float(compute) else 0.0
+    if not k or not u:
+        return f"no reduction: one rounding of {dtype} ({unit_roundoff(dtype):.2g} relative)" if is_float(dtype) else ""
+    bound = gamma(k, u)
+    return (f"K = {k} ({op}), accumulated in {compute}: worst case gamma_K = {bound:.2g}, typically "
+            f"sqrt(K) u = {math.sqrt(k) * u:.2g}, relative to sum |terms|")
+
+
+@check("LC602", "numerics", "correct solutions the checker rejects")
+def correct_solutions_rejected(context: Context) -> list[Finding]:
+    needs_deterministic(context)
+    trials, correctness = context.probe.trials, context.task.harness.correctness
+    references, dtypes = _references(context), _dtypes(context)
+    if not any(is_float(d) for d in dtypes):
+        return []
+    candidates = {
+        "exact": ("the exact answer (the float64 oracle rounded once to the output dtype)",
+                  [[_round(o, r) for o, r in zip(t.oracle, t.reference)] for t in trials]),
+        "mirrored": ("an answer as far from the exact one as the reference's own, on the other side (another "
+                     "summation order, split-K, fp32 accumulation)",
+                     [[_round(2 * o.astype(np.float64) - r.astype(np.float64), r) for o, r in zip(t.oracle, t.reference)]
+                      for t in trials]),
+    }
+    tf32 = context.probe.variant("tf32")
+    if context.task.tf32 and tf32 is not None:
+        candidates["tf32"] = ("TF32 products (the task allows TF32)", tf32)
+    if not judge(references, [t.oracle for t in trials], correctness, dtypes).passed:
+        # the reference itself is off the exact answer beyond the tolerance: LC603 says so, and any
+        # answer closer to the truth is rejected for that reason, not for the tolerance's
+        candidates.pop("exact")
+        candidates.pop("mirrored")
+    findings = []
+    for name, (text, outs) in candidates.items():
+        verdict = judge(outs, references, correctness, dtypes)
+        if verdict.passed:
+            continue
+        findings.append(Finding(
+            "LC602", f"the task's checker rejects {text}: {verdict.margin() if not verdict.why else verdict.why}",
+            location=_location(context),
+            witness={"candidate": name, "ratio": _finite(verdict.ratio), "largest_error": _finite(verdict.error),
+                     "derived": derived(context, dtypes[0])},
+            hint=f"derived tolerance: {derived(context, dtypes[0])}; or the FlashAttention rule (the error against "
+                 "the float64 oracle at most twice the reference's own)", evidence=Evidence.OBSERVED))
+    return findings
+
+
+def _round(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    if not is_float(dtype_name(like)):
+        return values.astype(like.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(np_dtype(dtype_name(like)))
+
+
+@check("LC603", "numerics", "the reference against the float64 oracle")
+def reference_against_oracle(context: Context) -> list[Finding]:
+    needs_deterministic(context)
+    trials, correctness = context.probe.trials, context.task.harness.correctness
+    dtypes = _dtypes(context)
+    if not any(is_float(d) for d in dtypes):
+        return []
+    verdict: Verdict = judge(_references(context), [t.oracle for t in trials], correctness, dtypes)
+    if verdict.passed:
+        return []
+    low = [d for d in dtypes if d in ("float16", "bfloat16")]
+    computes = set(context.probe.meta.get("dtypes", ()))
+    cause = (f" (the reference computes in {low[0]} only: the precision it judges)"
+             if low and not computes & {"float32", "float64"} else "")
+    return [Finding("LC603", f"the reference is further from the exact answer than the task's tolerance{cause}: "
+                             f"{verdict.margin() if not verdict.why else verdict.why}",
+                    location=context.task.location("reference"),
+                    witness={"ratio": _finite(verdict.ratio), "largest_error": _finite(verdict.error),
+                             "derived": derived(context, dtypes[0])},
+                    hint="compute the reference in float32 (or float64) and round once at the end",
+                    evidence=Evidence.OBSERVED)]
+
+
+@check("LC604", "numerics", "the reference's determinism")
+def reference_nondeterministic(context: Context) -> list[Finding]:
+    needs_runs(context)
+    facts, meta = context.probe.facts, context.probe.meta
+    findings = []
+    if facts.get("deterministic") is False:
+        random = meta.get("random_ops") or []
+        why = f" (it calls {', '.join(random)})" if random else ""
+        findings.append(Finding("LC604", f"two calls of the reference on the same inputs give different outputs{why}",
+                                location=context.task.location("reference"), witness={"random_ops": random},
+                                hint="seed inside the reference, call .eval() (dropout), or draw the randomness in "
+                                     "get_inputs", evidence=Evidence.OBSERVED))
+    atomics = meta.get("gpu_nondeterministic") or []
+    if atomics:
+        findings.append(Finding("LC604", f"the reference calls {', '.join(atomics)}, nondeterministic on a GPU "
+                                         "(atomics): its bits change from run to run there",
+                                location=context.task.location("reference"), witness={"ops": atomics},
+                                hint="a tolerance that covers reordered sums, or torch.use_deterministic_algorithms",
+                                severity=Severity.WARNING, evidence=Evidence.OBSERVED))
+    return findings

@@ -1,0 +1,9 @@
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x @ x
+def get_inputs():
+    return [torch.randn(10, 33)]
+def get_init_inputs():
+    return []
