@@ -28,3 +28,25 @@ def test_a_hanging_reference_is_cut_at_the_timeout_and_inconclusive():
     result = run_lowercheck(["audit", str(TASKS / "hangs.py"), "--harness", "recommended", "--timeout", "4"])
     assert result.returncode == 3, result.stdout + result.stderr
     assert "inconclusive: lowercheck could not run the reference here (timeout)" in result.stdout
+
+
+def test_timing_is_measured_only_on_a_real_gpu():
+    """Without a CUDA device the report says the measured timing is not checked here; with one, the
+    reference is timed natively (warm and cold L2, a launch) and the figures are in the report."""
+    import json
+    import tempfile
+
+    from lowercheck import cuda_on_cpu
+
+    task = Path(__file__).parents[2] / "corpus" / "tasks" / "add_timed_sound" / "task.toml"
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "audit.json"
+        result = run_lowercheck(["audit", str(task), "--json", str(out)])
+        doc = json.loads(out.read_text())
+    assert result.returncode == 0, result.stdout + result.stderr
+    if cuda_on_cpu.real_cuda_available():
+        timing = doc["facts"]["timing"]
+        assert 0 < timing["launch_s"] < timing["cold_s"] and timing["warm_s"] > 0
+    else:
+        assert "timing" not in doc["facts"]
+        assert any("no CUDA device here" in note for note in doc["notes"])

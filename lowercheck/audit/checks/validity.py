@@ -101,7 +101,9 @@ def solution_diff(context: Context) -> list[Finding]:
     from lowercheck.spec import Spec
 
     try:
-        report = diff(DiffOptions(str(task.reference), str(task.solution), Spec(), gpu=_gpu(task.target)))
+        tpu = context.target.tpu_device_kind is not None  # a migration to a TPU: the Pallas side lowered there
+        report = diff(DiffOptions(str(task.reference), str(task.solution), Spec(), gpu=_gpu(task.target),
+                                  platforms=(task.target,) if tpu else ()))
     except LowercheckError as err:
         if err.exit_code == 1:  # the solution's code stopped its worker: a finding about it
             return [Finding("LC902", f"the task's solution: {err.message}", side="target", location=err.location)]
