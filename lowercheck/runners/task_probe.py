@@ -169,10 +169,12 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     if meta.get("error") is None and (elements or 0) > int(options.get("budget_elements", 2**25)):
         facts["skipped"] = (f"the task's inputs hold {elements:,} elements: more than the CPU runs' budget "
                             f"({int(options.get('budget_elements', 2**25)):,})")
+        _unrun_facts(facts, meta)
         return
     if meta.get("error") is None and meta.get("flops", 0) * 2 > budget:
-        facts["skipped"] = (f"one call of the reference is {meta['flops']:.3g} FLOPs: the CPU runs' budget is "
-                            f"{budget / 2:.3g}")
+        facts["skipped"] = (f"one call of the reference is {meta['flops']:.3g} FLOPs: more than the CPU runs' "
+                            f"budget ({budget / 2:.3g} per call)")
+        _unrun_facts(facts, meta)
         return
 
     model = problem.build(base if options.get("seed_init", True) else None)
@@ -182,6 +184,9 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     first = problem.inputs(seeds[0])
     facts["input_shapes"] = [[list(x.shape) for x in first if isinstance(x, torch.Tensor)]]
     originals = [x.clone() if isinstance(x, torch.Tensor) else x for x in first]
+    if meta.get("error"):  # meta tensors could not run it: the facts from a traced real call
+        fallback = trace_call(problem, model, _fresh(originals))
+        facts["meta"] = meta = {**fallback, "traced": "a real call (" + meta["error"] + ")"}
     reference = _record(problem, model, first)
     facts["mutated_inputs"] = [i for i, (a, b) in enumerate(zip(originals, first))
                                if isinstance(a, torch.Tensor) and not _same(a, b)]
@@ -232,11 +237,19 @@ def _probe(request: RunRequest, result: RunResult) -> None:
         shapes.append([list(x.shape) for x in problem.inputs(seeds[1]) if isinstance(x, torch.Tensor)])
     facts["trial_shapes"] = shapes
     # Whether get_inputs draws its shapes at all: three seeds of our own, whatever the harness seeds.
-    drawn = {repr([list(x.shape) for x in problem.inputs(seed) if isinstance(x, torch.Tensor)]) for seed in (1, 2, 3)}
+    drawn = set(meta.get("shapes_per_seed") or [repr([list(x.shape) for x in problem.inputs(seed)
+                                                      if isinstance(x, torch.Tensor)]) for seed in (1, 2, 3)])
     facts["shapes_vary"] = len(drawn | {repr(s) for s in shapes}) > 1
     facts["input_patterns"] = _input_patterns(originals)
     if options.get("time_natively"):
         facts["timing"] = _native_timing(problem, model, originals)
+
+
+def _unrun_facts(facts: dict[str, Any], meta: dict[str, Any]) -> None:
+    """What the meta pass tells without running: the shapes, and whether they vary with the seed."""
+    facts["trial_shapes"] = [[i["shape"] for i in meta.get("inputs", [])]]
+    if meta.get("shapes_per_seed"):
+        facts["shapes_vary"] = len(set(meta["shapes_per_seed"])) > 1
 
 
 def _fresh(inputs: list[Any]) -> list[Any]:
@@ -303,7 +316,39 @@ def _op_name(func) -> str:
 
 def _meta_pass(problem: _Problem, base: int) -> dict[str, Any]:
     """One call on meta tensors: shapes, dtypes, FLOPs, bytes and the longest reduction, without
-    allocating the task's sizes."""
+    allocating the task's sizes (`error` says why not, e.g. an operator with data-dependent shapes;
+    the real first call is traced instead, `_probe`)."""
+    import torch
+
+    try:
+        try:
+            with torch.device("meta"):
+                inputs = problem.inputs(base)
+        except UserFailure:  # get_inputs needs values (`int(torch.randint(...))`): drawn for real
+            inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in problem.inputs(base)]
+        with torch.device("meta"):
+            model = problem.build(base)
+            traced = trace_call(problem, model, inputs)
+    except (UserFailure, Exception) as err:  # noqa: BLE001 - a reference meta tensors cannot run
+        return {"error": f"meta tensors cannot run the reference: {str(err).splitlines()[0][:300] if str(err) else type(err).__name__}"}
+    traced["shapes_per_seed"] = _meta_shapes(problem)
+    return traced
+
+
+def _meta_shapes(problem: _Problem) -> list[str] | None:
+    """get_inputs()'s shapes under three seeds of our own, drawn on meta tensors (None: it cannot be)."""
+    import torch
+
+    try:
+        with torch.device("meta"):
+            return [repr([list(x.shape) for x in problem.inputs(seed) if isinstance(x, torch.Tensor)])
+                    for seed in (1, 2, 3)]
+    except (UserFailure, Exception):  # noqa: BLE001
+        return None
+
+
+def trace_call(problem: _Problem, model, inputs: list[Any]) -> dict[str, Any]:
+    """One call of the reference with every ATen operator recorded and its FLOPs counted."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -317,19 +362,9 @@ def _meta_pass(problem: _Problem, base: int) -> dict[str, Any]:
             ops.append({"name": _op_name(func), "dtypes": [], "out_bytes": 0})
         return out
 
-    try:
-        try:
-            with torch.device("meta"):
-                inputs = problem.inputs(base)
-        except UserFailure:  # get_inputs needs values (`int(torch.randint(...))`): drawn for real
-            inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in problem.inputs(base)]
-        with torch.device("meta"):
-            model = problem.build(base)
-            counter = FlopCounterMode(display=False)
-            with counter, _dispatch_mode(record):
-                outputs = problem.call(model, inputs)
-    except (UserFailure, Exception) as err:  # noqa: BLE001 - a reference meta tensors cannot run
-        return {"error": str(err).splitlines()[0][:300] if str(err) else type(err).__name__}
+    counter = FlopCounterMode(display=False)
+    with counter, _dispatch_mode(record):
+        outputs = problem.call(model, inputs)
     tensors = [x for x in inputs if isinstance(x, torch.Tensor)]
     params = list(model.parameters()) + list(model.buffers()) if hasattr(model, "parameters") else []
     nbytes = lambda t: t.numel() * t.element_size()  # noqa: E731

@@ -50,3 +50,29 @@ def test_timing_is_measured_only_on_a_real_gpu():
     else:
         assert "timing" not in doc["facts"]
         assert any("no CUDA device here" in note for note in doc["notes"])
+
+
+def _audit_json(args: list[str]) -> dict:
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "audit.json"
+        run_lowercheck(["audit", *args, "--json", str(out)])
+        return json.loads(out.read_text())
+
+
+def test_a_reference_too_large_to_run_here_is_still_measured_on_meta_tensors():
+    doc = _audit_json([str(TASKS / "big_matmul.py"), "--harness", "recommended"])
+    assert doc["facts"]["meta"]["flops"] == 2 * 4096**3
+    assert sorted(f["code"] for f in doc["findings"] if f["severity"] == "error") == ["LC615", "LC632"]
+    skipped = doc["questions"]["numerics"]["not_checked"]
+    assert skipped and all("more than the CPU runs' budget" in reason for reason in skipped)
+
+
+def test_meta_tensors_that_cannot_run_the_reference_give_way_to_a_traced_real_call():
+    doc = _audit_json([str(TASKS / "data_dependent.py"), "--harness", "recommended"])
+    meta = doc["facts"]["meta"]
+    assert "meta tensors cannot run the reference" in meta["traced"] and meta["input_bytes"] == 4000
+    assert "LC604" in doc["questions"]["numerics"]["codes"]  # the randn in its forward
+    assert "LC614" in doc["questions"]["fairness"]["codes"]  # its sizes known from the real call

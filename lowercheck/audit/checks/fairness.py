@@ -69,8 +69,8 @@ def identical_inputs(context: Context) -> list[Finding]:
     correctness, timing = task.harness.correctness, task.harness.timing
     problems = []
     if correctness.trials > 1:
-        if "inputs_vary" not in facts:
-            needs_runs(context)
+        if "inputs_vary" not in facts and timing is None:
+            needs_runs(context)  # what the trials draw is known only from running get_inputs
         if facts.get("inputs_vary") is False:
             problems.append(f"the {correctness.trials} correctness trials draw identical inputs "
                             f"(seed = {correctness.seed!r})")
