@@ -72,13 +72,17 @@ class _Problem:
     def __init__(self, request: RunRequest):
         self.path = request.path
         self.module = import_user_file(request.path)
-        self.entry = request.entry or ("Model" if hasattr(self.module, "Model") else "")
+        # The entry: the task's `entry`, else a KernelBench `Model`, else the file's one function.
+        names = [n for n, v in vars(self.module).items() if callable(v) and not n.startswith("_")
+                 and n not in ("get_inputs", "get_init_inputs") and getattr(v, "__module__", None) == self.module.__name__]
+        self.entry = request.entry or ("Model" if hasattr(self.module, "Model") else
+                                       names[0] if len(names) == 1 else "")
         self.fn = getattr(self.module, self.entry, None) if self.entry else None
         if self.fn is None:
-            names = [n for n, v in vars(self.module).items() if callable(v) and not n.startswith("_")
-                     and n not in ("get_inputs", "get_init_inputs") and getattr(v, "__module__", None) == self.module.__name__]
-            raise UserFailure(f"{self.path}: no entry `{request.entry or 'Model'}`"
-                              + (f" (functions here: {', '.join(names)})" if names else ""))
+            raise UserFailure(f"{self.path}:1: no entry " + (f"`{request.entry}`" if request.entry else
+                                                              "(no class Model and not exactly one function)")
+                              + (f"; functions here: {', '.join(names)}: name one with `entry = ...` under [task]"
+                                 if names else ""))
         self.get_inputs = getattr(self.module, "get_inputs", None)
         if not callable(self.get_inputs):
             raise UserFailure(f"{self.path}: no get_inputs(): the audit draws the task's inputs with it")

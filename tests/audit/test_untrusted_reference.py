@@ -76,3 +76,9 @@ def test_meta_tensors_that_cannot_run_the_reference_give_way_to_a_traced_real_ca
     assert "meta tensors cannot run the reference" in meta["traced"] and meta["input_bytes"] == 4000
     assert "LC604" in doc["questions"]["numerics"]["codes"]  # the randn in its forward
     assert "LC614" in doc["questions"]["fairness"]["codes"]  # its sizes known from the real call
+
+
+def test_a_function_reference_is_its_files_one_function():
+    doc = _audit_json([str(TASKS / "function_reference.py"), "--harness", "recommended"])
+    assert doc["facts"]["entry"] == "scaled_tanh" and doc["facts"]["trials_run"] == 5
+    assert doc["questions"]["numerics"]["verdict"] != "not checked"
