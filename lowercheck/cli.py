@@ -40,18 +40,20 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="sizes to sweep (overrides the spec); repeat for several sizes")
     d.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    _output_options(d)
     d.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where kernels run; without a GPU everything runs on the CPU")
-    d.add_argument("--seed", type=int, default=0, help="seed of the random inputs and run orders")
+    d.add_argument("--seed", type=int, help="seed of the random inputs and run orders (default 0, or the configuration's)")
     d.add_argument("--no-run", action="store_true", help="static checks only")
     d.add_argument("--no-static", action="store_true", help="differential run only")
     d.add_argument("--baseline", choices=("kernelbench",),
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
-    d.add_argument("--timeout", type=float, default=120.0, help="seconds per side and size (default 120)")
-    d.add_argument("--gpu", default="h100-sxm", help="the device of the cost model's roofline, and what the files' "
+    d.add_argument("--timeout", type=float, help="seconds per side and size (default 120, or the configuration's)")
+    d.add_argument("--gpu", help="the device of the cost model's roofline, and what the files' "
                                                     "device queries (SM count, capability) answer without a GPU: "
-                                                    "h100-sxm, h200, a100-80gb, l4, tpu-v5e (default h100-sxm)")
+                                                    "h100-sxm, h200, a100-80gb, l4, tpu-v5e (default h100-sxm, or the "
+                                                    "configuration's)")
     d.add_argument("--platform", action="append", default=[], metavar="NAME",
                    help="migration target of a Pallas side, checked by lowering it there without the hardware "
                         "(block shapes, VMEM or shared memory and registers): tpu-v5e, h100-sxm, ...; repeatable "
@@ -111,11 +113,27 @@ def _parser() -> argparse.ArgumentParser:
                                      "torch-testing, triton-do-bench, recommended (default for a .py: kernelbench)")
     a.add_argument("--gpu", help="the target hardware, replacing the task's: h100-sxm, h200, a100-80gb, l4, tpu-v5e")
     a.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    _output_options(a)
     a.add_argument("--timeout", type=float, default=300.0, help="seconds for the reference's runs (default 300)")
+
+    cf = sub.add_parser("config", help="print the effective configuration and where each value comes from",
+                        description="The configuration ([tool.lowercheck] in the nearest pyproject.toml, or a "
+                                    "lowercheck.toml; LOWERCHECK_* environment variables over it; the command "
+                                    "line over both): every value and its origin.")
+    cf.add_argument("--gpu", help="as diff's --gpu: shown as the command line's")
+    cf.add_argument("--seed", type=int, help="as diff's --seed")
+    cf.add_argument("--timeout", type=float, help="as diff's --timeout")
 
     c = sub.add_parser("codes", help="list the finding codes, or show one code's documentation")
     c.add_argument("code", nargs="?")
     return parser
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                        help="what stdout shows: the terminal report (colours only on a terminal and without "
+                             "NO_COLOR), the JSON report, a SARIF 2.1.0 log, or GitHub Actions annotations")
+    parser.add_argument("--sarif", metavar="FILE", help="also write the findings as SARIF 2.1.0")
 
 
 def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
@@ -138,7 +156,7 @@ def _run(args) -> int:
 
     try:
         return {"diff": _diff, "lower": _lower, "opt": _opt, "codes": _codes, "corpus": _corpus,
-                "bench": _bench, "audit": _audit}[args.command](args)
+                "bench": _bench, "audit": _audit, "config": _config}[args.command](args)
     except LowercheckError as err:
         from lowercheck.errors import UserCodeStopped
 
@@ -203,15 +221,16 @@ def _diff(args) -> int:
         raise UserError("--device cuda: native GPU runs are not available yet",
                         hint="use --device cpu (the emulator and the Triton interpreter)")
     baseline = args.baseline is not None
+    config = _configuration(args)
     if args.platform:  # an unknown name is bad input before anything is lowered
         from lowercheck.compare.migration import platforms
 
-        platforms(args.platform, args.gpu)
+        platforms(args.platform, config["gpu"])
     if baseline and args.no_run:
         raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
-    options = DiffOptions(args.source, args.target, _spec(args), seed=args.seed, run=not args.no_run,
-                          static=not args.no_static and not baseline, device=args.device, timeout_s=args.timeout,
-                          baseline=args.baseline, gpu=args.gpu, platforms=tuple(args.platform))
+    options = DiffOptions(args.source, args.target, _spec(args), seed=config["seed"], run=not args.no_run,
+                          static=not args.no_static and not baseline, device=args.device, timeout_s=config["timeout"],
+                          baseline=args.baseline, gpu=config["gpu"], platforms=tuple(args.platform))
     try:
         report = diff(options)
     except UserCodeStopped as err:
@@ -219,10 +238,58 @@ def _diff(args) -> int:
 
         err.side = "source" if _same_file(err.path, split_entry(args.source)[0]) else "target"
         raise
-    terminal.render(report)
+    from lowercheck.frontends import split_entry
+    from lowercheck.report.policy import apply_codes
+
+    apply_codes(report, config.codes_for([split_entry(args.source)[0], split_entry(args.target)[0]]))
+    _output(args, report, "diff", terminal.render)
     if args.json:
         json_report.write(report, args.json)
     return report.exit_code
+
+
+def _configuration(args):
+    """The configuration with this command line's --seed, --timeout and --gpu over it."""
+    from lowercheck import config
+
+    if getattr(args, "timeout", None) is not None and args.timeout <= 0:
+        from lowercheck.errors import UserError
+
+        raise UserError("--timeout must be positive")
+    return config.apply_command_line(config.load(), seed=getattr(args, "seed", None),
+                                     timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None))
+
+
+def _output(args, report, command: str, render_text) -> None:
+    """stdout in the chosen format; --sarif beside it."""
+    if args.format == "text":
+        render_text(report)
+    elif args.format == "json":
+        from lowercheck.report import json_report
+
+        sys.stdout.write(json_report.text(report))
+    elif args.format == "sarif":
+        import json
+
+        from lowercheck.report import sarif
+
+        sys.stdout.write(json.dumps(sarif.document(report.findings, report.verdict, command, report.notes),
+                                    indent=2, default=str) + "\n")
+    else:
+        from lowercheck.report import github
+
+        sys.stdout.write("\n".join(github.lines(report.findings, report.verdict)) + "\n")
+    if args.sarif:
+        from lowercheck.report import sarif
+
+        sarif.write(report.findings, report.verdict, command, args.sarif, report.notes)
+
+
+def _config(args) -> int:
+    from lowercheck import config
+
+    print(config.render(_configuration(args)))
+    return 0
 
 
 def _same_file(a: str | None, b: str) -> bool:
@@ -254,7 +321,13 @@ def _audit(args) -> int:
     if args.timeout <= 0:
         raise UserError("--timeout must be positive")
     result = audit(task.load(args.task, args.harness, args.gpu), args.timeout)
-    report.render(result)
+    from lowercheck import config
+    from lowercheck.report.policy import apply_codes
+
+    loaded = result.task
+    apply_codes(result, config.load().codes_for([str(loaded.path), str(loaded.reference)]
+                                                + ([str(loaded.solution)] if loaded.solution else [])))
+    _output(args, result, "audit", report.render)
     if args.json:
         report.write_json(result, args.json)
     return result.exit_code

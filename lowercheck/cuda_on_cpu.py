@@ -11,7 +11,7 @@ where it is, `is_cuda` answers True, and `torch.cuda`'s synchronisation calls do
 say so (`mentions_cuda`). On a machine with a GPU nothing is installed.
 
 Device queries answer as the `--gpu` target (`lowercheck.perf.targets`), whose name the main process
-puts in `$LOWERCHECK_GPU` (`set_target`) for every process it starts: `torch.cuda.is_available()`
+puts in `$LOWERCHECK_DEVICE_TARGET` (`set_target`) for every process it starts: `torch.cuda.is_available()`
 is True, `get_device_properties` has the target's SM count, compute capability, shared memory,
 registers and memory, `get_device_capability` and `get_device_name` agree, and Triton's
 `driver.active` is a stand-in whose `utils.get_device_properties` and `get_current_target` say the
@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-TARGET_ENV = "LOWERCHECK_GPU"
+TARGET_ENV = "LOWERCHECK_DEVICE_TARGET"  # internal: the parent tells its children; not `$LOWERCHECK_GPU` (configuration)
 DEFAULT_TARGET = "h100-sxm"
 _INSTALLED = False
 _REAL_IS_AVAILABLE = None  # torch.cuda.is_available as torch had it, once `install` replaced it
@@ -61,7 +61,7 @@ def target_name() -> str:
 
 
 def target():
-    """The CUDA target device queries answer as: `$LOWERCHECK_GPU` where it names a CUDA device."""
+    """The CUDA target device queries answer as: `$LOWERCHECK_DEVICE_TARGET` where it names a CUDA device."""
     from lowercheck.perf.targets import TARGETS
 
     chosen = TARGETS.get(target_name())

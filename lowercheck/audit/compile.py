@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lowercheck import cuda_on_cpu
 from lowercheck.errors import SourceLocation, UserError
 from lowercheck.findings import Evidence, Finding
 from lowercheck.perf.targets import TARGETS, Target, get_target
@@ -245,7 +246,7 @@ def _check_triton(role: str, path: Path, device: Target, timeout_s: float) -> tu
     name = next(key for key, value in TARGETS.items() if value.name == device.name)
     request = RunRequest(language="triton-compile", path=str(path), entry="", ir=None, args={},
                          options={"capability": int(device.sm.compute_capability.replace(".", "")),
-                                  "env": {"TRITON_INTERPRET": "0", "LOWERCHECK_GPU": name}})
+                                  "env": {"TRITON_INTERPRET": "0", cuda_on_cpu.TARGET_ENV: name}})
     result = run_isolated(request, timeout_s, MEMORY_MB)
     if result.error_kind == "timeout":
         return [], [f"not checked: compiling {path.name} timed out after {timeout_s:g} s"]

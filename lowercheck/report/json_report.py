@@ -13,8 +13,13 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def text(report) -> str:
+    """The report as JSON text (diff and audit reports alike: their `to_json()`)."""
+    return json.dumps(report.to_json(), indent=2, default=_default) + "\n"
+
+
 def write(report, path: str) -> None:
-    Path(path).write_text(json.dumps(report.to_json(), indent=2, default=_default) + "\n")
+    Path(path).write_text(text(report))
 
 
 def error_document(message: str, location: dict | None, hint: str | None, verdict: str) -> dict[str, Any]:

@@ -80,6 +80,38 @@ def render_finding(f: Finding) -> Text:
     return text
 
 
+# The runs table's columns, most important first: a narrow terminal drops them from the end instead
+# of truncating every cell.
+RUN_COLUMNS = ("sizes", "status", "inputs", "max abs", "ulp", "oracle err s/t", "src s", "tgt s")
+
+
+def _run_cells(run) -> dict[str, str]:
+    worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
+    oracle = "-"
+    if worst is not None and worst.source_error is not None:
+        oracle = f"{worst.source_error:.2g}/{worst.target_error:.2g}"
+    return {"sizes": ",".join(f"{k}={v}" for k, v in run.sizes.items()), "inputs": run.inputs, "status": run.status,
+            "max abs": f"{worst.max_abs:.2g}" if worst else "-", "ulp": f"{worst.max_ulp:.3g}" if worst else "-",
+            "oracle err s/t": oracle, "src s": f"{run.wall_s.get('source', 0):.2f}",
+            "tgt s": f"{run.wall_s.get('target', 0):.2f}"}
+
+
+def runs_table(runs, width: int) -> tuple[Table, list[str]]:
+    """The runs table with as many columns as fit `width` (in RUN_COLUMNS' order), and the ones left out.
+    Only the sizes column may wrap, when even the first three do not fit."""
+    rows = [_run_cells(run) for run in runs]
+    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in RUN_COLUMNS}
+    chosen = list(RUN_COLUMNS)
+    while len(chosen) > 3 and sum(widths[c] for c in chosen) + 3 * (len(chosen) - 1) > width:
+        chosen.pop()
+    table = Table(title="differential runs", title_justify="left", show_edge=False)
+    for column in chosen:
+        table.add_column(column, no_wrap=column != "sizes", overflow="fold")
+    for row in rows:
+        table.add_row(*(row[c] for c in chosen))
+    return table, [c for c in RUN_COLUMNS if c not in chosen]
+
+
 def render(report, console: Console | None = None) -> None:
     console = console or Console(highlight=False, soft_wrap=True)
     for name, side in (("source", report.source), ("target", report.target)):
@@ -109,17 +141,10 @@ def render(report, console: Console | None = None) -> None:
     for finding in report.findings:
         console.print(render_finding(finding))
     if report.runs:
-        table = Table(title="differential runs", title_justify="left", show_edge=False)
-        for column in ("sizes", "inputs", "status", "max abs", "ulp", "oracle err s/t", "src s", "tgt s"):
-            table.add_column(column, no_wrap=True)
-        for run in report.runs:
-            worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
-            oracle = "-"
-            if worst is not None and worst.source_error is not None:
-                oracle = f"{worst.source_error:.2g}/{worst.target_error:.2g}"
-            table.add_row(",".join(f"{k}={v}" for k, v in run.sizes.items()), run.inputs, run.status,
-                          f"{worst.max_abs:.2g}" if worst else "-", f"{worst.max_ulp:.3g}" if worst else "-",
-                          oracle, f"{run.wall_s.get('source', 0):.2f}", f"{run.wall_s.get('target', 0):.2f}")
+        table, dropped = runs_table(report.runs, console.width)
+        if dropped:
+            console.print(f"  (to fit {console.width} columns the runs table leaves out: {', '.join(dropped)}; "
+                          "--json has every figure)", style="dim")
         console.print(table)
         rules: dict[str, str] = {}
         for run in report.runs:  # the rule that decided each output, as the largest normal run saw it
