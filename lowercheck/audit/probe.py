@@ -63,7 +63,7 @@ def run(task: Task, timeout_s: float = 300.0, time_natively: bool = False) -> Pr
         options={"trials": correctness.trials, "seeding": correctness.seed, "seed": 42,
                  "seed_init": correctness.seed_init, "variants": list(VARIANTS), "budget_s": BUDGET_S,
                  "budget_elements": BUDGET_ELEMENTS, "budget_flops": BUDGET_FLOPS,
-                 "time_natively": time_natively})
+                 "time_natively": time_natively, "inputs": correctness.input_list()})
     result = run_isolated(request, timeout_s=timeout_s, memory_mb=MEMORY_MB)
     if result.error:
         return Probe(result.facts, [], result.error, result.error_kind)

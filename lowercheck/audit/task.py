@@ -16,6 +16,7 @@ timed = true               # false: the task times nothing (a preset's timing is
 [harness.correctness]
 atol = 1e-2                # a number, or a table per output dtype: { float32 = 1e-4, bfloat16 = 1e-2 }
 rtol = 1e-2
+inputs = "get_inputs"      # or per input: { x = { shape = [16, 16384], dtype = "bfloat16", distribution = "rand" } }
 trials = 5
 seed = "per-trial"         # per-trial | fixed | none: how the harness seeds get_inputs() per trial
 seed_init = true           # the harness seeds before building each side's Model
@@ -75,6 +76,13 @@ class Correctness:
     order: str = "reference-first"
     poison_freed: bool = False
     relative_to: str = "reference"  # reference | solution: whose magnitude rtol scales (torch.allclose(ref, out): out's)
+    # "get_inputs": the problem's own; or per input (in call order) a table: shape (or shapes, one per
+    # trial in turn), dtype, distribution (rand | randn | uniform | normal | randint | ones | zeros)
+    inputs: str | dict[str, dict[str, Any]] = "get_inputs"
+
+    def input_list(self) -> list[dict[str, Any]] | None:
+        """The inputs the task file describes, in call order (None: the problem's get_inputs)."""
+        return None if isinstance(self.inputs, str) else list(self.inputs.values())
 
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """(atol, rtol) for an output of `dtype` ("float32", "bfloat16", ...)."""
@@ -248,6 +256,22 @@ def _harness(raw: dict[str, Any], preset: str | None, file: Path) -> Harness:
     return Harness(correctness, timing, preset, origins)
 
 
+_DISTRIBUTIONS = ("rand", "randn", "uniform", "normal", "randint", "ones", "zeros")
+_INPUT_KEYS = {"shape", "shapes", "dtype", "distribution", "low", "high", "mean", "std"}
+
+
+def _input_ok(item: Any) -> bool:
+    from lowercheck.spec import DTYPES
+
+    if not isinstance(item, dict) or set(item) - _INPUT_KEYS:
+        return False
+    shapes = item.get("shapes") or ([item["shape"]] if "shape" in item else [])
+    return (bool(shapes) and all(isinstance(s, list) and all(isinstance(d, int) and 0 <= d < 2**40 for d in s)
+                                 for s in shapes)
+            and item.get("dtype", "float32") in DTYPES and item.get("distribution", "randn") in _DISTRIBUTIONS
+            and all(isinstance(item[k], (int, float)) for k in ("low", "high", "mean", "std") if k in item))
+
+
 def _section(raw: Any, base: Any, name: str, preset: str | None, file: Path, origins: dict[str, str]):
     raw = raw or {}
     if not isinstance(raw, dict):
@@ -260,6 +284,9 @@ def _section(raw: Any, base: Any, name: str, preset: str | None, file: Path, ori
         default = getattr(base, key)
         if isinstance(default, bool):
             ok = isinstance(value, bool)
+        elif key == "inputs":
+            ok = value == "get_inputs" or (isinstance(value, dict) and bool(value) and all(
+                _input_ok(v) for v in value.values()))
         elif key in ("atol", "rtol"):
             ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0) or (
                 isinstance(value, dict) and all(isinstance(v, (int, float)) and v >= 0 for v in value.values()))
@@ -267,6 +294,10 @@ def _section(raw: Any, base: Any, name: str, preset: str | None, file: Path, ori
             ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**6
         else:
             ok = isinstance(value, str) and value in _CHOICES.get(key, (value,))
+        if not ok and key == "inputs":
+            raise UserError(f"harness.{name}.inputs = {value!r} is not valid", where,
+                            hint='"get_inputs", or per input { shape = [16, 1000], dtype = "float32", '
+                                 'distribution = "randn" } (or rand, uniform, normal, randint, ones, zeros)')
         if not ok:
             choices = _CHOICES.get(key)
             raise UserError(f"harness.{name}.{key} = {value!r} is not valid", where,

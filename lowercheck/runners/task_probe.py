@@ -83,9 +83,13 @@ class _Problem:
                                                               "(no class Model and not exactly one function)")
                               + (f"; functions here: {', '.join(names)}: name one with `entry = ...` under [task]"
                                  if names else ""))
+        # The task's inputs: its own `[harness.correctness] inputs` table (shapes and distributions),
+        # else the problem's get_inputs().
+        self.spec = request.options.get("inputs") or None
         self.get_inputs = getattr(self.module, "get_inputs", None)
-        if not callable(self.get_inputs):
-            raise UserFailure(f"{self.path}: no get_inputs(): the audit draws the task's inputs with it")
+        if self.spec is None and not callable(self.get_inputs):
+            raise UserFailure(f"{self.path}:1: no get_inputs(): give one, or the inputs' shapes and distributions in "
+                              "the task file ([harness.correctness] inputs = {{ x = {{ shape = [...] }} }})")
         self.get_init_inputs = getattr(self.module, "get_init_inputs", None)
 
     def init_inputs(self) -> list[Any]:
@@ -113,6 +117,8 @@ class _Problem:
 
         if seed is not None:
             torch.manual_seed(seed)
+        if self.spec is not None:
+            return [drawn(item, seed) for item in self.spec]
         return self._call(self.get_inputs, "get_inputs")
 
     def _call(self, fn, name: str) -> list[Any]:
@@ -132,6 +138,29 @@ class _Problem:
             raise
         except (Exception, SystemExit, KeyboardInterrupt) as err:  # noqa: BLE001 - the user's reference failed: report where
             raise UserFailure(describe(err, self.path)) from None
+
+
+def drawn(item: dict[str, Any], seed: int | None):
+    """One input as the task file describes it: `shape` (or `shapes`, one per trial in turn: the
+    seed picks), `dtype`, `distribution` (rand | randn | uniform | normal | randint | ones | zeros, with
+    `low`/`high` or `mean`/`std`)."""
+    import torch
+
+    shapes = item.get("shapes") or [item["shape"]]
+    shape = shapes[(seed or 0) % len(shapes)]
+    dtype = getattr(torch, item.get("dtype", "float32"))
+    kind = item.get("distribution", "randn")
+    if kind == "randint":
+        return torch.randint(int(item.get("low", 0)), int(item.get("high", 10)), shape, dtype=dtype)
+    if kind in ("ones", "zeros"):
+        return getattr(torch, kind)(shape, dtype=dtype)
+    if kind == "rand":
+        return torch.rand(shape).to(dtype)
+    if kind == "uniform":
+        return torch.empty(shape).uniform_(float(item.get("low", 0.0)), float(item.get("high", 1.0))).to(dtype)
+    if kind == "normal":
+        return (torch.randn(shape) * float(item.get("std", 1.0)) + float(item.get("mean", 0.0))).to(dtype)
+    return torch.randn(shape).to(dtype)
 
 
 def _tensors(value: Any) -> list[Any]:

@@ -85,3 +85,33 @@ def test_bad_command_line(tmp_path):
     assert result.returncode == 2 and "unknown target" in result.stderr
     (tmp_path / "notes.txt").write_text("x")
     assert run_lowercheck(["audit", str(tmp_path / "notes.txt")]).returncode == 2
+
+
+def test_the_issues_own_example_task_file(tmp_path):
+    """The task file as the issue writes it (inputs = "get_inputs", timing keys) loads and audits."""
+    (tmp_path / "problem.py").write_text(PROBLEM.read_text())
+    path = tmp_path / "task.toml"
+    path.write_text('[task]\nkind = "translation"\nreference = "problem.py"\ntarget = "h100-sxm"\n'
+                    '[harness.correctness]\natol = 1e-2\nrtol = 1e-2\ninputs = "get_inputs"\ntrials = 5\n'
+                    '[harness.timing]\nwarmup = 3\nreps = 10\nl2_flush = false\nstatistic = "mean"\n'
+                    'streams = "current"\n')
+    result = run_lowercheck(["audit", str(path)])
+    assert result.returncode == 1, result.stdout + result.stderr  # mean of 10, current stream, ...
+    assert "error[LC623]: the mean of 10 calls" in result.stdout and "error[LC622]" in result.stdout
+
+
+def test_inputs_given_as_shapes_and_distributions(tmp_path):
+    """`inputs` as shapes + distributions replaces get_inputs: ReLU on `rand` inputs is the identity."""
+    (tmp_path / "relu.py").write_text("import torch\n\n\ndef relu(x):\n    return torch.relu(x)\n")
+    path = tmp_path / "task.toml"
+    path.write_text('[task]\nreference = "relu.py"\n[harness]\npreset = "recommended"\ntimed = false\n'
+                    '[harness.correctness]\natol = 0.0\nrtol = 0.0\n'
+                    'inputs = { x = { shapes = [[33, 1001], [17, 999]], distribution = "rand" } }\n')
+    loaded = task.load(str(path))
+    assert loaded.harness.correctness.input_list()[0]["distribution"] == "rand"
+    result = run_lowercheck(["audit", str(path)])
+    assert result.returncode == 1 and "error[LC611]: `relu` returns its input unchanged" in result.stdout
+    assert "LC632" not in result.stdout  # two shapes: not one fixed shape
+    path.write_text(path.read_text().replace('distribution = "rand"', 'distribution = "poisson"'))
+    bad = run_lowercheck(["audit", str(path)])
+    assert bad.returncode == 2 and "task.toml:9: error: harness.correctness.inputs" in bad.stderr
