@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="sizes to sweep (overrides the spec); repeat for several sizes")
     d.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    d.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (sources "
+                                                  "with findings, access pictures, runs, roofline)")
     _output_options(d)
     d.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where kernels run; without a GPU everything runs on the CPU")
@@ -245,6 +247,10 @@ def _diff(args) -> int:
     _output(args, report, "diff", terminal.render)
     if args.json:
         json_report.write(report, args.json)
+    if args.html:
+        from lowercheck.report import html
+
+        html.write(report, args.html)
     return report.exit_code
 
 

@@ -41,9 +41,36 @@ class OutputStats:
     target_error: float | None = None
     closer: str | None = None  # which side is closer to the oracle: source | target | equal
     rules: list[dict[str, Any]] = field(default_factory=list)  # each rule: name, passed, mismatches, bound
+    # For a mismatch: (|target - source| and the mismatching elements, each max-pooled to at most
+    # ERROR_MAP x ERROR_MAP cells of the output as a matrix, and the localisation pattern in words),
+    # for the HTML report's heat map; not in the JSON.
+    error_map: tuple[np.ndarray, np.ndarray, str] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()}
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items() if k != "error_map"}
+
+
+ERROR_MAP = 64
+
+
+def error_map(ref: np.ndarray, act: np.ndarray, mismatches: np.ndarray, shape: tuple[int, ...],
+              pattern: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """|act - ref| and the mismatch mask as matrices (leading dimensions folded into rows), max-pooled
+    to at most ERROR_MAP cells a side."""
+    rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    cols = int(shape[-1]) if shape else 1
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(np.asarray(act, dtype=np.float64) - np.asarray(ref, dtype=np.float64)).reshape(rows, cols)
+    diff = np.nan_to_num(diff, nan=0.0, posinf=np.finfo(np.float64).max)
+    mask = np.asarray(mismatches, dtype=bool).reshape(rows, cols)
+    step_r, step_c = -(-rows // ERROR_MAP), -(-cols // ERROR_MAP)
+
+    def pooled(values: np.ndarray) -> np.ndarray:
+        padded = np.zeros((-(-rows // step_r) * step_r, -(-cols // step_c) * step_c), dtype=values.dtype)
+        padded[:rows, :cols] = values
+        return padded.reshape(padded.shape[0] // step_r, step_r, padded.shape[1] // step_c, step_c).max(axis=(1, 3))
+
+    return pooled(diff), pooled(mask), pattern
 
 
 @dataclass
@@ -240,6 +267,8 @@ def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, r
     record.outputs.append(stats)
     if not verdict.passed:
         findings.append(_value_finding(sizes, pair, ref, act, verdict, where, shape, kind))
+        stats.error_map = error_map(ref, act, verdict.mismatches, shape,
+                                    localise(verdict.mismatches, shape, pair.tiles).text)
     return findings
 
 
