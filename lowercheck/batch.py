@@ -25,6 +25,7 @@ import concurrent.futures
 import functools
 import hashlib
 import json
+import re
 import os
 import queue
 import subprocess
@@ -219,9 +220,16 @@ def discover(root: Path) -> list[Case]:
     return cases
 
 
-def _command(case: Case, tool: str, report: Path, timeout: float) -> list[str]:
+def page_name(case: Case) -> str:
+    """The file name of a case's HTML report in `corpus --html DIR`."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", case.key)[:150] + ".html"
+
+
+def _command(case: Case, tool: str, report: Path, timeout: float, html_dir: Path | None = None) -> list[str]:
     folder = Path(case.folder)
     command = [sys.executable, "-m", "lowercheck", "diff", *case.paths(), "--json", str(report), "--timeout", str(timeout)]
+    if html_dir is not None and tool == "lowercheck":
+        command += ["--html", str(html_dir / page_name(case))]
     if case.mode == "static":
         command.append("--no-run")
     if case.spec:
@@ -233,7 +241,8 @@ def _command(case: Case, tool: str, report: Path, timeout: float) -> list[str]:
     return command
 
 
-def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = None) -> Outcome:
+def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = None,
+             html_dir: Path | None = None) -> Outcome:
     """One `lowercheck diff` with a time limit (in `server`, a long-lived process, or in a process
     of its own); its JSON report's verdict and codes."""
     levels = ("error", "warning") if case.mode == "static" and tool == "lowercheck" else ("error",)
@@ -241,7 +250,7 @@ def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = 
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         try:
-            command = _command(case, tool, report, limit_s / 2)
+            command = _command(case, tool, report, limit_s / 2, html_dir)
         except (UserError, realworld.Unreachable) as err:  # a package that cannot be fetched here, a bad edit
             return Outcome(case.key, tool, "error", seconds=time.monotonic() - start, message=str(err)[:500])
         output = ""
@@ -284,7 +293,7 @@ def load_results(path: Path) -> dict[tuple[str, str], Outcome]:
 
 
 def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limit_s: float,
-               progress: bool = True) -> dict[tuple[str, str], Outcome]:
+               progress: bool | None = None, html_dir: Path | None = None) -> dict[tuple[str, str], Outcome]:
     """Run what is not in `results` yet, appending each outcome as it finishes."""
     done = load_results(results)
     todo = [(case, "lowercheck") for case in cases if (case.key, "lowercheck") not in done]
@@ -294,7 +303,7 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
     _drop_torn_line(results)
     if not todo:
         return done
-    from rich.progress import Progress
+    from rich.progress import Progress, TextColumn
 
     servers: queue.SimpleQueue[DiffServer] = queue.SimpleQueue()
     for _ in range(jobs):
@@ -303,13 +312,16 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
     def run_one(case: Case, tool: str) -> Outcome:
         server = servers.get()  # one server per job: its front-end workers stay up between cases
         try:
-            return run_case(case, tool, limit_s, server)
+            return run_case(case, tool, limit_s, server, html_dir=html_dir)
         finally:
             servers.put(server)
 
-    with Progress(disable=not progress, transient=False) as bar, results.open("a") as sink, \
+    if progress is None:  # a bar with the last case and an ETA on a terminal; nothing when piped
+        progress = sys.stdout.isatty()
+    with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), disable=not progress,
+                  transient=False) as bar, results.open("a") as sink, \
             concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        task = bar.add_task(f"{len(todo)} runs ({len(done)} done before)", total=len(todo))
+        task = bar.add_task(f"{len(todo)} runs ({len(done)} done before)", total=len(todo), last="")
         futures = {pool.submit(run_one, case, tool): (case, tool) for case, tool in todo}
         for future in concurrent.futures.as_completed(futures):
             outcome = future.result()
@@ -317,7 +329,8 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
             sink.write(json.dumps(asdict(outcome)) + "\n")
             sink.flush()
             done[(outcome.key, outcome.tool)] = outcome
-            bar.advance(task)
+            case, tool = futures[future]
+            bar.update(task, advance=1, last=f"{Path(case.folder).name}: {case.target} ({tool}) {outcome.verdict}")
     while not servers.empty():
         servers.get().close()
     return done
@@ -523,8 +536,37 @@ def default_results(root: Path) -> Path:
     return cache.folder() / f"corpus-{key}.jsonl"
 
 
+def html_index(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], html_dir: Path, title: str) -> Path:
+    """`corpus --html DIR`: DIR/index.html, the detection table with each case's report linked."""
+    import html as escape
+
+    rows = []
+    for case in cases:
+        got = outcomes.get((case.key, "lowercheck"))
+        page = html_dir / page_name(case)
+        expected = f"{case.verdict} {', '.join(case.codes)}".strip()
+        result = f"{got.verdict} {', '.join(got.codes)}".strip() if got else "not run"
+        right = got is not None and got.verdict == case.verdict and set(case.codes) <= set(got.codes)
+        link = (f"<a href='{escape.escape(page.name)}'>report</a>" if page.exists()
+                else "<span title='no page: a result reused from an earlier run'>-</span>")
+        rows.append(f"<tr class='{'ok' if right else 'miss'}'><td>{escape.escape(Path(case.folder).name)}</td>"
+                    f"<td>{escape.escape(case.source)}</td><td>{escape.escape(case.target)}</td>"
+                    f"<td>{escape.escape(expected)}</td><td>{escape.escape(result)}</td><td>{'yes' if right else 'no'}</td>"
+                    f"<td>{link}</td></tr>")
+    right = sum("class='ok'" in r for r in rows)
+    index = html_dir / "index.html"
+    index.write_text(
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>lowercheck corpus</title><style>"
+        "body{font:14px system-ui,sans-serif;margin:24px} table{border-collapse:collapse;font-size:12px}"
+        "td,th{border:1px solid #ddd;padding:2px 6px} tr.miss{background:#ffebee}</style></head><body>"
+        f"<h1>{escape.escape(title)}</h1><p>{right} of {len(rows)} cases as expected.</p><table><tr><th>op</th>"
+        "<th>source</th><th>target</th><th>expected</th><th>lowercheck</th><th>as expected</th><th>page</th></tr>"
+        + "".join(rows) + "</table></body></html>\n")
+    return index
+
+
 def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: float,
-         markdown_path: str | None) -> int:
+         markdown_path: str | None, html_dir: str | None = None) -> int:
     """The `corpus` command; exit 0 when every seeded bug is detected and nothing correct is
     flagged, else 1."""
     from rich.console import Console
@@ -533,7 +575,10 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     results_path = Path(results) if results else default_results(Path(root))
     reused = len(load_results(results_path))
     start = time.monotonic()
-    outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s)
+    pages = Path(html_dir).resolve() if html_dir else None
+    if pages is not None:
+        pages.mkdir(parents=True, exist_ok=True)
+    outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s, html_dir=pages)
     ran = len(outcomes) - reused
     timing = (f"Time: {ran} case runs in {time.monotonic() - start:.0f} s of wall time with `-j {jobs}`"
               + (f"; {reused} results reused from an interrupted run" if reused else "")
@@ -544,6 +589,8 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     if markdown_path:
         Path(markdown_path).write_text(text)
     Console(highlight=False, soft_wrap=True).print(text)
+    if pages is not None:
+        print(f"HTML: {html_index(cases, outcomes, pages, f'lowercheck corpus {root}')}")
     ours = summarise(cases, outcomes, "lowercheck")
     return 0 if not ours.missed and not ours.false_positives else 1
 

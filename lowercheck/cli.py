@@ -102,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
                                                   "per folder and lowercheck version); delete it to start over")
     b.add_argument("--baseline", choices=("kernelbench",), help="also judge each run case as KernelBench does")
     b.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
+    b.add_argument("--html", metavar="DIR", help="write each case's HTML report and DIR/index.html, the detection "
+                                                 "table linking them (cases whose results are reused have no page)")
     b.add_argument("--case-timeout", type=float, default=600.0, help="seconds per case (default 600)")
 
     a = sub.add_parser("audit", help="review a kernel task: tolerance, benchmark fairness, scoping, validity",
@@ -346,7 +348,8 @@ def _corpus(args) -> int:
         from lowercheck.errors import UserError
 
         raise UserError("-j must be at least 1")
-    return batch.main(args.dir, args.jobs, args.json, args.baseline is not None, args.case_timeout, args.markdown)
+    return batch.main(args.dir, args.jobs, args.json, args.baseline is not None, args.case_timeout, args.markdown,
+                      args.html)
 
 
 def _lower(args) -> int:

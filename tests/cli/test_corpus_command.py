@@ -5,6 +5,7 @@ summary with the KernelBench-style baseline beside lowercheck's numbers."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -166,7 +167,7 @@ def test_markdown_has_the_per_class_table_beside_the_baseline() -> None:
 
 
 def test_results_file_carries_the_class(tmp_path: Path, monkeypatch) -> None:
-    def fake_run(case: Case, tool: str, limit_s: float, server=None) -> Outcome:
+    def fake_run(case: Case, tool: str, limit_s: float, server=None, html_dir=None) -> Outcome:
         return Outcome(case.key, tool, "equivalent" if case.verdict == "equivalent" else "different", [])
 
     monkeypatch.setattr(batch, "run_case", fake_run)
@@ -179,3 +180,18 @@ def test_results_file_carries_the_class(tmp_path: Path, monkeypatch) -> None:
     # An older results file without the field still loads.
     results.write_text(json.dumps({"key": "a", "tool": "lowercheck", "verdict": "equivalent"}) + "\n")
     assert batch.load_results(results)[("a", "lowercheck")].bug_class is None
+
+
+def test_corpus_html_index_links_each_cases_report(tmp_path: Path) -> None:
+    root = make_corpus(tmp_path / "corpus")
+    pages = tmp_path / "pages"
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "corpus", str(root), "-j", "2",
+                           "--json", str(tmp_path / "results.jsonl"), "--html", str(pages)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    index = (pages / "index.html").read_text()
+    assert "3 of 3 cases as expected." in index
+    links = re.findall(r"<a href='([^']+\.html)'>report</a>", index)
+    assert len(links) == 3 and all((pages / link).is_file() for link in links)
+    assert "<h2>Findings</h2>" in (pages / links[1]).read_text()
+    assert "\x1b[" not in done.stdout  # piped: no progress bar drawn
