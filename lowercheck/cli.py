@@ -235,8 +235,11 @@ def _diff(args) -> int:
     options = DiffOptions(args.source, args.target, _spec(args), seed=config["seed"], run=not args.no_run,
                           static=not args.no_static and not baseline, device=args.device, timeout_s=config["timeout"],
                           baseline=args.baseline, gpu=config["gpu"], platforms=tuple(args.platform))
+    from lowercheck import progress
+
     try:
-        report = diff(options)
+        with progress.shown(args.format == "text" and sys.stdout.isatty()):
+            report = diff(options)
     except UserCodeStopped as err:
         from lowercheck.frontends import split_entry
 

@@ -580,7 +580,12 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
         for name in ("source", "target"):
             batches[name].append(replace(batches[name][again], seed=options.seed + 7919))
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb)
+        from lowercheck import progress
+
+        futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb,
+                                     progress.advancer(f"{name} runs", [
+                                         ", ".join(f"{k}={v}" for k, v in (r.options.get("sizes") or {}).items())
+                                         for r in batches[name]]))
                    for name in batches}
         results = {name: future.result() for name, future in futures.items()}
     # Where an output sums K > 1 terms and the run does not pass without it, the oracle runs again

@@ -25,6 +25,7 @@ import pickle
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 
@@ -57,7 +58,8 @@ def run_isolated(request: RunRequest, timeout_s: float = 60, memory_mb: int | No
 
 
 def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
-                       memory_mb: int | None = 4096) -> list[RunResult]:
+                       memory_mb: int | None = 4096,
+                       on_result: Callable[[int], None] | None = None) -> list[RunResult]:
     """Run several requests of one language in one child, in order. Never raises; one result per request.
 
     `timeout_s` is per request. If the child dies or times out during request k, requests before k
@@ -77,7 +79,9 @@ def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
         start = perf_counter()
         try:
             with tempfile.TemporaryDirectory(prefix="lowercheck-batch-") as folder:
-                done, failure = _run_batch(remaining, Path(folder), timeout_s, memory_mb, start)
+                offset = len(results)
+                done, failure = _run_batch(remaining, Path(folder), timeout_s, memory_mb, start,
+                                           (lambda i: on_result(offset + i)) if on_result else None)
         except Exception as err:  # noqa: BLE001 - the sandbox itself failed
             done, failure = [], RunResult(error=f"the sandbox failed: {type(err).__name__}: {err}",
                                           error_kind="crash", wall_s=perf_counter() - start)
@@ -92,7 +96,7 @@ def _elements(request: RunRequest) -> int:
 
 
 def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memory_mb: int | None,
-               start: float) -> tuple[list[RunResult], RunResult | None]:
+               start: float, on_result: Callable[[int], None] | None = None) -> tuple[list[RunResult], RunResult | None]:
     """Results of the requests that finished, and the failure of the one that did not (if any)."""
     request_path, result_path, log_path = folder / "request.pkl", folder / "result.pkl", folder / "log"
     with open(request_path, "wb") as out:
@@ -109,7 +113,7 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
             server = ForkServer(language, env)
             child = server.start(request_path, result_path, log_path, memory_mb, env)
         try:
-            code = _wait_per_request(child, result_path, len(requests), timeout_s)
+            code = _wait_per_request(child, result_path, len(requests), timeout_s, on_result)
             if code is None:
                 _kill_group(child.pid)
                 child.wait()
@@ -133,17 +137,23 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     return done, failure
 
 
-def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout_s: float) -> int | None:
+def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout_s: float,
+                      on_result: Callable[[int], None] | None = None) -> int | None:
     """Wait for the child's exit status; None when one request ran past `timeout_s` (the clock
-    restarts whenever another result file appears)."""
+    restarts whenever another result file appears; `on_result` hears of each)."""
     finished = 0
     deadline = perf_counter() + timeout_s
     while True:
         try:
-            return child.wait(timeout=0.05)
+            code = child.wait(timeout=0.05)
         except subprocess.TimeoutExpired:
-            pass
+            code = None
         now_finished = sum(Path(f"{result_path}.{i}").exists() for i in range(finished, count)) + finished
+        if on_result is not None:
+            for index in range(finished, now_finished):
+                on_result(index)
+        if code is not None:
+            return code
         if now_finished > finished:
             finished, deadline = now_finished, perf_counter() + timeout_s
         elif perf_counter() > deadline:

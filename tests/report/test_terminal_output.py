@@ -52,3 +52,20 @@ def test_colours_only_on_a_terminal_and_never_with_no_color():
     assert "\x1b[31m" in forced.stdout or "\x1b[1;31m" in forced.stdout  # red errors on a (forced) terminal
     muted = _diff_with({"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert "\x1b[31m" not in muted.stdout and "\x1b[1;31m" not in muted.stdout
+
+
+def test_a_diff_shows_its_runs_progress_on_a_terminal_only():
+    import io
+
+    from rich.console import Console
+
+    from lowercheck import api, progress
+
+    out = io.StringIO()
+    with progress.shown(True, Console(file=out, force_terminal=True, width=120)):
+        api.diff(*PAIR, static=False)
+    shown = out.getvalue()
+    assert "source runs" in shown and "target runs" in shown and "n=" in shown  # the bar, with the sizes
+    assert progress.advancer("x", ["a"]) is None  # off again: the stages pay nothing
+    piped = run_lowercheck(["diff", *PAIR])
+    assert "source runs" not in piped.stdout and "\x1b[" not in piped.stdout
