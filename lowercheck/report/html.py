@@ -182,8 +182,13 @@ def _pictures(report) -> str:
             if differ is not None and differ.any():
                 ys, xs = np.nonzero(differ)
                 ax.scatter(xs, ys, s=6, facecolors="none", edgecolors="red", linewidths=0.6)
-            for point in maps["witness"].get(buffer, []):
-                ax.scatter([point[-1]], [point[0] if len(point) > 1 else 0], marker="x", color="red", s=40)
+            extents = maps["extents"].get(shown or "", [grid.shape[1]])
+            for point in maps["witness"].get(shown, []) if shown else []:
+                if len(point) == 1:  # a flat index over the buffer
+                    row, col = divmod(point[0], max(extents[-1], 1))
+                else:
+                    row, col = _fold(point[:-1], extents[:-1]), point[-1]
+                ax.scatter([col], [row], marker="x", color="red", s=40)
         out.append(f"<div><img alt='accesses of {_e(buffer)}' src='{_png(figure)}'></div>")
     return "\n".join(out)
 
@@ -223,7 +228,8 @@ def _touch_maps(report) -> dict[str, Any] | None:
     sizes = max(fitting, key=lambda c: np.prod(list(c.values()))) if fitting else (candidates[0] if candidates else {})
     if not sizes:
         return None
-    result: dict[str, Any] = {"sizes": ", ".join(f"{k}={v}" for k, v in sizes.items()), "buffers": {}, "witness": {}}
+    result: dict[str, Any] = {"sizes": ", ".join(f"{k}={v}" for k, v in sizes.items()), "buffers": {}, "witness": {},
+                              "extents": {}}
     for name in ("source", "target"):
         side = getattr(report, name)
         module = side.accesses
@@ -240,8 +246,6 @@ def _touch_maps(report) -> dict[str, Any] | None:
             grid = picture.get(name)
             for program, coords in points:
                 coords = coords if len(coords) >= 2 else (0, *coords)
-                if len(coords) > 2:
-                    coords = (int(np.prod(coords[:-1])), coords[-1])
                 if grid is None:
                     grid = {}
                 grid[coords] = min(grid.get(coords, program), program)
@@ -252,18 +256,32 @@ def _touch_maps(report) -> dict[str, Any] | None:
         if not cells:
             del result["buffers"][buffer]
             continue
-        rows, cols = max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1
+        # leading coordinates folded row-major into the picture's rows
+        extents = [max(c[d] for c in cells if len(c) > d) + 1 for d in range(max(len(c) for c in cells))]
+        result["extents"][buffer] = extents
+        rows, cols = int(np.prod(extents[:-1])), extents[-1]
         for name, cells_of in per_side.items():
             array = np.full((rows, cols), np.nan)
             ranks = {p: i for i, p in enumerate(sorted(set(cells_of.values())))}  # programs in launch order
-            for (r, c), program in cells_of.items():
-                array[r, c] = ranks[program]
+            for coords, program in cells_of.items():
+                array[_fold(coords[:-1], extents[:-1]), coords[-1]] = ranks[program]
             per_side[name] = array
-    for finding in report.findings:
-        index = finding.witness.get("index") if isinstance(finding.witness, dict) else None
-        if finding.buffer and isinstance(index, int):
-            result["witness"].setdefault(finding.buffer, []).append((index,))
+    for finding in report.findings:  # an element (coordinates) or a flat index the finding names
+        witness = finding.witness if isinstance(finding.witness, dict) else {}
+        element, index = witness.get("element"), witness.get("index")
+        point = (tuple(element) if isinstance(element, list) and element and all(isinstance(v, int) for v in element)
+                 else (index,) if isinstance(index, int) else None)
+        if finding.buffer and point is not None:
+            result["witness"].setdefault(finding.buffer, []).append(point)
     return result if result["buffers"] else None
+
+
+def _fold(leading: tuple[int, ...], extents: list[int]) -> int:
+    """The row of leading coordinates folded row-major (a 1-D buffer has the single row 0)."""
+    row = 0
+    for value, extent in zip(leading, extents):
+        row = row * extent + value
+    return row
 
 
 def _points(relation) -> list[tuple[int, tuple[int, ...]]] | None:
