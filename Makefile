@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection realworld realpairs audit
+.PHONY: install demo test bench docs clean detection realworld realpairs audit profile
 
 install: $(STAMP)
 
@@ -30,6 +30,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m lowercheck.bench --out docs/bench.md
+
+# Where the wall time of a static diff and of a Triton lowering goes (cProfile, fresh processes, cold
+# and warm lowercheck cache), beside nvcc -cubin and Triton's compile to TTIR: a section of docs/bench.md.
+profile: $(STAMP)
+	$(PY) -m lowercheck.profile --out docs/bench.md
 
 # Every corpus case, and the KernelBench-style baseline beside it (resumes an interrupted run);
 # the command exits 1 while a seeded bug is missed: the report is written either way.
