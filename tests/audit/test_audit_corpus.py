@@ -73,3 +73,15 @@ def test_cli_exit_0_on_a_well_built_task():
     result = run_lowercheck(["audit", str(TASKS / "relu_sound" / "task.toml")])
     assert result.returncode == 0, result.stdout + result.stderr
     assert "verdict: sound" in result.stdout
+
+
+def test_audit_as_sarif_and_github_annotations():
+    problem = str(TASKS / "kernelbench_relu_rand" / "problem.py")
+    sarif = run_lowercheck(["audit", problem, "--format", "sarif"])
+    assert sarif.returncode == 1, sarif.stderr
+    log = json.loads(sarif.stdout)
+    run = log["runs"][0]
+    assert log["version"] == "2.1.0" and run["properties"]["verdict"] == "flawed"
+    assert {"LC611", "LC622"} <= {r["ruleId"] for r in run["results"]}
+    github = run_lowercheck(["audit", problem, "--format", "github"])
+    assert any(line.startswith("::error file=") and "title=LC611" in line for line in github.stdout.splitlines())
