@@ -215,6 +215,7 @@ def _spec(args):
 
 
 def _diff(args) -> int:
+    _start_workers_early(args)
     from lowercheck.diff import DiffOptions, diff
     from lowercheck.errors import UserCodeStopped, UserError
     from lowercheck.report import json_report, terminal
@@ -257,6 +258,21 @@ def _diff(args) -> int:
 
         html.write(report, args.html)
     return report.exit_code
+
+
+def _start_workers_early(args) -> None:
+    """Start the Python sides' front-end workers before importing the diff's own modules (sympy, xDSL,
+    isl: about 0.6 s), so the workers' torch and Triton imports overlap them (issue 19's profile)."""
+    from lowercheck import cuda_on_cpu
+    from lowercheck.errors import UserError
+    from lowercheck.frontends import split_entry, start_workers
+
+    try:
+        gpu = _configuration(args)["gpu"]
+    except UserError:
+        return  # bad configuration: reported by the diff itself
+    cuda_on_cpu.set_target(gpu)  # what the workers' device queries answer, as diff() sets it
+    start_workers([split_entry(args.source)[0], split_entry(args.target)[0]])
 
 
 def _configuration(args):
