@@ -340,11 +340,11 @@ def _heat_maps(report) -> str:
 def _runs(report) -> str:
     if not report.runs:
         return ""
-    from lowercheck.report.terminal import RUN_COLUMNS, _run_cells
+    from lowercheck.report.terminal import RUN_COLUMNS, run_cells
 
     rows = ["<h2>Differential runs</h2><table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in RUN_COLUMNS) + "</tr>"]
     for run in report.runs:
-        cells = _run_cells(run)
+        cells = run_cells(run)
         style = "" if run.status == "ok" else " style='background:#ffebee'"
         rows.append(f"<tr{style}>" + "".join(f"<td>{_e(cells[c])}</td>" for c in RUN_COLUMNS) + "</tr>")
     rows.append("</table>")

@@ -85,7 +85,7 @@ def render_finding(f: Finding) -> Text:
 RUN_COLUMNS = ("sizes", "status", "inputs", "max abs", "ulp", "oracle err s/t", "src s", "tgt s")
 
 
-def _run_cells(run) -> dict[str, str]:
+def run_cells(run) -> dict[str, str]:
     worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
     oracle = "-"
     if worst is not None and worst.source_error is not None:
@@ -99,7 +99,7 @@ def _run_cells(run) -> dict[str, str]:
 def runs_table(runs, width: int) -> tuple[Table, list[str]]:
     """The runs table with as many columns as fit `width` (in RUN_COLUMNS' order), and the ones left out.
     Only the sizes column may wrap, when even the first three do not fit."""
-    rows = [_run_cells(run) for run in runs]
+    rows = [run_cells(run) for run in runs]
     widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in RUN_COLUMNS}
     chosen = list(RUN_COLUMNS)
     while len(chosen) > 3 and sum(widths[c] for c in chosen) + 3 * (len(chosen) - 1) > width:

@@ -191,7 +191,6 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     problem = _Problem(request)
     facts = result.facts
     facts["entry"] = problem.entry
-    facts["is_module"] = isinstance(problem.fn, type)
     seeding, base = options.get("seeding", "per-trial"), int(options.get("seed", 42))
     trials = int(options.get("trials", 1))
     seeds = trial_seeds(seeding, base, trials)
@@ -215,7 +214,6 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     # The harness's inputs per trial, and whether they differ from trial to trial.
     started = time.monotonic()
     first = problem.inputs(seeds[0])
-    facts["input_shapes"] = [[list(x.shape) for x in first if isinstance(x, torch.Tensor)]]
     originals = [x.clone() if isinstance(x, torch.Tensor) else x for x in first]
     if meta.get("error"):  # meta tensors could not run it: the facts from a traced real call
         fallback = trace_call(problem, model, _fresh(originals))
@@ -224,7 +222,7 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     facts["mutated_inputs"] = [i for i, (a, b) in enumerate(zip(originals, first))
                                if isinstance(a, torch.Tensor) and not _same(a, b)]
     call_s = max(time.monotonic() - started, 1e-4)
-    second = problem.call(model, [x.clone() if isinstance(x, torch.Tensor) else x for x in originals])
+    second = problem.call(model, _fresh(originals))
     facts["deterministic"] = len(second) == len(reference.outputs) and all(
         _same(a, b) for a, b in zip(reference.outputs, second))
     facts.update(reference.facts)
@@ -237,18 +235,15 @@ def _probe(request: RunRequest, result: RunResult) -> None:
     t = 0
     while t < run_trials:
         inputs = originals if t == 0 else problem.inputs(seeds[t])
-        shapes.append([list(x.shape) for x in inputs if isinstance(x, torch.Tensor)])
+        shapes.append(_shapes(inputs))
         if t == 1:
-            facts["inputs_vary"] = not all(_same(a, b) for a, b in zip(originals, inputs)
-                                           if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor))
+            facts["inputs_vary"] = _differ(originals, inputs)
         for i, x in enumerate(inputs):
             if isinstance(x, torch.Tensor):
                 result.outputs[f"trial{t}/input{i}"] = to_numpy(x)
         outputs = reference.outputs if t == 0 else problem.call(model, _fresh(inputs))
         for k, out in enumerate(outputs):
             result.outputs[f"trial{t}/reference{k}"] = to_numpy(out)
-            facts.setdefault("output_layouts", {})[k] = {"dtype": str(out.dtype).removeprefix("torch."),
-                                                         "contiguous": bool(out.is_contiguous())}
         for k, out in enumerate(_oracle(problem, model, inputs)):
             result.outputs[f"trial{t}/oracle{k}"] = to_numpy(out)
         for name in variants:
@@ -265,13 +260,12 @@ def _probe(request: RunRequest, result: RunResult) -> None:
         t += 1
     facts["trials_run"] = run_trials
     if trials > 1 and run_trials == 1:  # the inputs' variation is still known without running them
-        facts["inputs_vary"] = not all(_same(a, b) for a, b in zip(originals, problem.inputs(seeds[1]))
-                                       if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor))
-        shapes.append([list(x.shape) for x in problem.inputs(seeds[1]) if isinstance(x, torch.Tensor)])
+        second_inputs = problem.inputs(seeds[1])
+        facts["inputs_vary"] = _differ(originals, second_inputs)
+        shapes.append(_shapes(second_inputs))
     facts["trial_shapes"] = shapes
     # Whether get_inputs draws its shapes at all: three seeds of our own, whatever the harness seeds.
-    drawn = set(meta.get("shapes_per_seed") or [repr([list(x.shape) for x in problem.inputs(seed)
-                                                      if isinstance(x, torch.Tensor)]) for seed in (1, 2, 3)])
+    drawn = set(meta.get("shapes_per_seed") or [repr(_shapes(problem.inputs(seed))) for seed in (1, 2, 3)])
     facts["shapes_vary"] = len(drawn | {repr(s) for s in shapes}) > 1
     facts["input_patterns"] = _input_patterns(originals)
     if options.get("time_natively"):
@@ -283,6 +277,20 @@ def _unrun_facts(facts: dict[str, Any], meta: dict[str, Any]) -> None:
     facts["trial_shapes"] = [[i["shape"] for i in meta.get("inputs", [])]]
     if meta.get("shapes_per_seed"):
         facts["shapes_vary"] = len(set(meta["shapes_per_seed"])) > 1
+
+
+def _shapes(inputs: list[Any]) -> list[list[int]]:
+    import torch
+
+    return [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)]
+
+
+def _differ(first: list[Any], second: list[Any]) -> bool:
+    """Whether two draws of the inputs differ in any tensor."""
+    import torch
+
+    return not all(_same(a, b) for a, b in zip(first, second)
+                   if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor))
 
 
 def _fresh(inputs: list[Any]) -> list[Any]:
@@ -374,8 +382,7 @@ def _meta_shapes(problem: _Problem) -> list[str] | None:
 
     try:
         with torch.device("meta"):
-            return [repr([list(x.shape) for x in problem.inputs(seed) if isinstance(x, torch.Tensor)])
-                    for seed in (1, 2, 3)]
+            return [repr(_shapes(problem.inputs(seed))) for seed in (1, 2, 3)]
     except (UserFailure, Exception):  # noqa: BLE001
         return None
 

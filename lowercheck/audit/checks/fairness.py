@@ -14,6 +14,8 @@ from lowercheck.audit.checker import judge
 from lowercheck.audit.checks import Context, NotChecked, check, needs_deterministic, needs_runs, needs_timing
 from lowercheck.compare.tolerance import dtype_name
 from lowercheck.findings import Evidence, Finding
+from lowercheck.perf import detectors
+from lowercheck.perf.cost import _bytes
 
 # The cost of one kernel launch from PyTorch: a few microseconds of CPU-side dispatch and launch
 # latency (CUDA launch latency alone is 2 to 5 us; docs/audit.md): a floor below it is unmeasurable.
@@ -23,17 +25,7 @@ MIN_REPS, MIN_REPS_MEAN = 10, 30
 
 
 def _si(value: float, unit: str) -> str:
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "u"), (1e-9, "n")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
-
-
-def _bytes(n: float) -> str:
-    for factor, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if n >= factor:
-            return f"{n / factor:.3g} {name}"
-    return f"{int(n)} bytes"
+    return detectors._si(value) + unit
 
 
 @check("LC611", "fairness", "inputs that make the operation trivial")

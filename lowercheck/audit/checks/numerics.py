@@ -52,23 +52,13 @@ def _trivial(context: Context) -> dict[str, tuple[str, list[list[np.ndarray]]]]:
     """zeros, a copy of the first input, the mean; the last partial tile unwritten; the output transposed."""
     found: dict[str, tuple[str, list[list[np.ndarray]]]] = {}
     trials = context.probe.trials
+    # per trial and output, the probes' candidates by name (a copy only where an input has as many elements)
+    made = [[{p.name: (p.text, a) for p, a in probes.candidates(ref, trial.inputs)} for ref in trial.reference]
+            for trial in trials]
     for name in ("zeros", "copy", "mean"):
-        per_trial = []
-        text = ""
-        for trial in trials:
-            outs = []
-            for ref in trial.reference:
-                made = {p.name: (p.text, a) for p, a in probes.candidates(ref, trial.inputs)}
-                if name not in made:
-                    break
-                text, array = made[name]
-                outs.append(array)
-            if len(outs) != len(trial.reference):
-                per_trial = []
-                break
-            per_trial.append(outs)
-        if per_trial:
-            found[name] = (text if name != "mean" else "the output's mean everywhere", per_trial)
+        if all(name in per_output for per_trial in made for per_output in per_trial):
+            text = made[0][0][name][0] if name != "mean" else "the output's mean everywhere"
+            found[name] = (text, [[per_output[name][1] for per_output in per_trial] for per_trial in made])
     tail = _tail(trials[0].reference)
     if tail:
         tile, _ = tail

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from lowercheck.audit.checks import Context, NotChecked, check
 from lowercheck.findings import Evidence, Finding, Severity
+from lowercheck.perf.cost import _bytes
 
 FP8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
-
-
-def _bytes(n: float) -> str:
-    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
 
 
 @check("LC641", "validity", "the task against the target's memory")
