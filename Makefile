@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection realworld realpairs audit profile
+.PHONY: install demo test bench docs clean detection realworld realpairs audit profile fuzz
 
 install: $(STAMP)
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: this version resolves to the local CPU wheel, not a CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -55,6 +55,15 @@ realpairs: $(STAMP)
 # expected.toml; `make test` runs the same test.
 audit: $(STAMP)
 	$(PY) -m pytest -q -n 2 tests/audit/test_audit_corpus.py
+
+# Every corpus pair and spec whose files are in the corpus, mutated (2,000 mutants of seed 0: lines
+# deleted and duplicated, tokens swapped, identifiers and constants changed, truncation, random bytes,
+# BOM/CRLF, empty files, directories, huge files, absurd sizes, wrong entries), each through `lowercheck
+# diff` (static, a share with runs): fails on a traceback, an internal error, a hang, an exit outside
+# 0-3, an exit 2 without file:line, a changed input or a process left behind. Writes docs/fuzz.md
+# (about 40 min on 2 cores); `make test` runs a slice of it (tests/test_fuzz.py).
+fuzz: $(STAMP)
+	$(PY) -m lowercheck.fuzz --seed 0 --count 2000 -j 2 --out docs/fuzz.md
 
 docs: $(STAMP)
 	$(PY) -m lowercheck.findings --write-docs docs/codes

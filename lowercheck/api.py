@@ -48,7 +48,9 @@ def diff(source: str | Path, target: str | Path, spec: str | Path | None = None,
     if not run and not static:
         raise UserError("run=False and static=False leave nothing to check")
     config = configuration.apply_command_line(configuration.load(), seed=seed, timeout=timeout, gpu=gpu)
-    source, target = _absolute(source), _absolute(target)  # the caller's folder, whatever the workers'
+    from lowercheck.frontends import absolute
+
+    source, target = absolute(str(source)), absolute(str(target))  # the caller's folder, whatever the workers'
     loaded = specs.load(str(spec) if spec is not None else None)
     if sizes:
         loaded = loaded.with_sizes({k: list(v) for k, v in sizes.items()})
@@ -64,14 +66,6 @@ def audit(task: str | Path, harness: str | None = None, gpu: str | None = None, 
     from lowercheck.audit.command import audit as run_audit
 
     return run_audit(tasks.load(str(task), harness, gpu), timeout)
-
-
-def _absolute(side: str | Path) -> str:
-    """FILE or FILE:ENTRY with FILE made absolute (front-end workers may run in another folder)."""
-    from lowercheck.frontends import split_entry
-
-    path, entry = split_entry(str(side))
-    return str(Path(path).resolve()) + (f":{entry}" if entry else "")
 
 
 def explain(report) -> str:

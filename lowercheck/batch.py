@@ -9,7 +9,8 @@ result is appended to the results file (JSON lines) the moment it is known (in l
 keyed by the folder and lowercheck's sources, or `--json FILE`), so a run that is interrupted and
 started again skips the cases already done and loses nothing. With `--baseline kernelbench` every
 run case is also judged the way KernelBench-style harnesses judge (`diff --baseline kernelbench`),
-and the summary puts both side by side.
+and the summary puts both side by side. With `--ray ADDRESS` the cases are Ray tasks instead
+(`lowercheck.ray_corpus`), judged by the same `run_case` and recorded by the same `recording`.
 
 Scoring: a seeded bug (`verdict = "different"`) is detected when the verdict is `different` and a
 reported error (or, for a static case, error or warning) has the family of an expected code (the
@@ -22,6 +23,7 @@ class (and false positives for the correct pairs, class `none`) beside the basel
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import hashlib
 import json
@@ -34,6 +36,7 @@ import tempfile
 import time
 import tomllib
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -292,19 +295,50 @@ def load_results(path: Path) -> dict[tuple[str, str], Outcome]:
     return found
 
 
-def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limit_s: float,
-               progress: bool | None = None, html_dir: Path | None = None) -> dict[tuple[str, str], Outcome]:
-    """Run what is not in `results` yet, appending each outcome as it finishes."""
+def resume(cases: list[Case], results: Path, baseline: bool) -> tuple[dict[tuple[str, str], Outcome],
+                                                                    list[tuple[Case, str]]]:
+    """The outcomes already in `results` and the (case, tool) runs still to do; `results` is made
+    ready for appending (its folder exists, a torn last line is cut)."""
     done = load_results(results)
     todo = [(case, "lowercheck") for case in cases if (case.key, "lowercheck") not in done]
     if baseline:
         todo += [(case, "kernelbench") for case in cases if case.mode == "run" and (case.key, "kernelbench") not in done]
     results.parent.mkdir(parents=True, exist_ok=True)
     _drop_torn_line(results)
-    if not todo:
-        return done
+    return done, todo
+
+
+@contextlib.contextmanager
+def recording(results: Path, done: dict[tuple[str, str], Outcome], todo: list[tuple[Case, str]],
+              progress: bool | None = None) -> Iterator[Callable[[Case, Outcome], None]]:
+    """`record(case, outcome)`: append the outcome to `results` (one JSON line, flushed) and to
+    `done`, and advance the progress bar (a bar with the last case and an ETA on a terminal, nothing
+    when piped, unless `progress` says). The one writer of the results file, whoever runs the cases."""
     from rich.progress import Progress, TextColumn
 
+    if progress is None:
+        progress = sys.stdout.isatty()
+    with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), disable=not progress,
+                  transient=False) as bar, results.open("a") as sink:
+        task = bar.add_task(f"{len(todo)} runs ({len(done)} done before)", total=len(todo), last="")
+
+        def record(case: Case, outcome: Outcome) -> None:
+            outcome.bug_class = case.bug_class
+            sink.write(json.dumps(asdict(outcome)) + "\n")
+            sink.flush()
+            done[(outcome.key, outcome.tool)] = outcome
+            bar.update(task, advance=1,
+                       last=f"{Path(case.folder).name}: {case.target} ({outcome.tool}) {outcome.verdict}")
+
+        yield record
+
+
+def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limit_s: float,
+               progress: bool | None = None, html_dir: Path | None = None) -> dict[tuple[str, str], Outcome]:
+    """Run what is not in `results` yet, `jobs` at a time, appending each outcome as it finishes."""
+    done, todo = resume(cases, results, baseline)
+    if not todo:
+        return done
     servers: queue.SimpleQueue[DiffServer] = queue.SimpleQueue()
     for _ in range(jobs):
         servers.put(DiffServer())
@@ -316,21 +350,10 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
         finally:
             servers.put(server)
 
-    if progress is None:  # a bar with the last case and an ETA on a terminal; nothing when piped
-        progress = sys.stdout.isatty()
-    with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), disable=not progress,
-                  transient=False) as bar, results.open("a") as sink, \
-            concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        task = bar.add_task(f"{len(todo)} runs ({len(done)} done before)", total=len(todo), last="")
+    with recording(results, done, todo, progress) as record, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         futures = {pool.submit(run_one, case, tool): (case, tool) for case, tool in todo}
         for future in concurrent.futures.as_completed(futures):
-            outcome = future.result()
-            outcome.bug_class = futures[future][0].bug_class
-            sink.write(json.dumps(asdict(outcome)) + "\n")
-            sink.flush()
-            done[(outcome.key, outcome.tool)] = outcome
-            case, tool = futures[future]
-            bar.update(task, advance=1, last=f"{Path(case.folder).name}: {case.target} ({tool}) {outcome.verdict}")
+            record(futures[future][0], future.result())
     while not servers.empty():
         servers.get().close()
     return done
@@ -566,9 +589,10 @@ def html_index(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], html
 
 
 def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: float,
-         markdown_path: str | None, html_dir: str | None = None) -> int:
+         markdown_path: str | None, html_dir: str | None = None, ray_address: str | None = None) -> int:
     """The `corpus` command; exit 0 when every seeded bug is detected and nothing correct is
-    flagged, else 1."""
+    flagged, else 1. `ray_address`: run the cases on Ray (`lowercheck.ray_corpus`) instead of `jobs`
+    diff servers here; the summary then has each Ray worker's throughput."""
     from rich.console import Console
 
     cases = discover(Path(root))
@@ -578,13 +602,21 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     pages = Path(html_dir).resolve() if html_dir else None
     if pages is not None:
         pages.mkdir(parents=True, exist_ok=True)
-    outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s, html_dir=pages)
+    if ray_address is None:
+        outcomes = run_corpus(cases, results_path, jobs, baseline, limit_s, html_dir=pages)
+        where, workers = f"with `-j {jobs}`", ""
+    else:
+        from lowercheck import ray_corpus
+
+        run = ray_corpus.run_corpus_ray(cases, results_path, ray_address, jobs, baseline, limit_s, html_dir=pages)
+        outcomes, where, workers = run.outcomes, f"on Ray ({run.cluster})", run.markdown()
     ran = len(outcomes) - reused
-    timing = (f"Time: {ran} case runs in {time.monotonic() - start:.0f} s of wall time with `-j {jobs}`"
+    timing = (f"Time: {ran} case runs in {time.monotonic() - start:.0f} s of wall time {where}"
               + (f"; {reused} results reused from an interrupted run" if reused else "")
               + "; per tool, the sum of the cases' own times: "
               + ", ".join(f"{tool} {sum(o.seconds for o in outcomes.values() if o.tool == tool):.0f} s"
-                          for tool in sorted({o.tool for o in outcomes.values()})) + ".")
+                          for tool in sorted({o.tool for o in outcomes.values()})) + "."
+              + (f"\n\n{workers}" if workers else ""))
     text = markdown(cases, outcomes, baseline, time.strftime("%Y-%m-%d"), timing)
     if markdown_path:
         Path(markdown_path).write_text(text)
@@ -595,8 +627,8 @@ def main(root: str, jobs: int, results: str | None, baseline: bool, limit_s: flo
     return 0 if not ours.missed and not ours.false_positives else 1
 
 
-__all__ = ["BUG_CLASSES", "Case", "Outcome", "classes_markdown", "discover", "main", "markdown", "run_corpus",
-           "summarise", "write_classes"]
+__all__ = ["BUG_CLASSES", "Case", "Outcome", "classes_markdown", "discover", "main", "markdown", "recording", "resume",
+           "run_corpus", "summarise", "write_classes"]
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ has the table):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
@@ -31,17 +30,13 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from lowercheck import symbolic
 from lowercheck.compare import infer
 from lowercheck.dialects.kernel import ParamOp
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, ScalarArg, SizeArg, TensorArg, TupleArg, returned_names
 from lowercheck.lowering import assume_arguments, defaulted_parameters, fixed_argument, spec_binding
-from lowercheck.spec import Spec, line_of
+from lowercheck.spec import Spec
 
 if TYPE_CHECKING:
     from lowercheck.diff import SideInfo
-
-
-def _spec_line(spec: Spec, key: str) -> int:
-    return line_of(Path(spec.path), key) if spec.path else 0
 
 
 def check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], entries: dict[str, str],
@@ -57,7 +52,7 @@ def check_spec_names(spec: Spec, candidates: dict[str, list[EntryCandidate]], en
         returned |= {n for n in names if n is not None} | {f"return{i}" for i in range(len(names))}
     returned -= known
     for name, given in spec.args.items():
-        where = SourceLocation(spec.path or "spec", _spec_line(spec, f"args.{name}"))
+        where = spec.where(f"args.{name}")
         if name in returned:
             if given.fixed or given.role not in (None, "out"):
                 raise UserError(f"the spec gives `{name}`, an output an entry returns, a value or a role other "
@@ -80,8 +75,8 @@ def check_size_names(spec: Spec, sides: dict[str, SideInfo]) -> None:
         known += [n for n in dict.fromkeys(names) if n not in known]
     for name in spec.sizes:
         if name not in known:
-            where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{name}")) if spec.path else None
-            raise UserError(f"the size `{name}` to sweep is not a size of either side", where,
+            raise UserError(f"the size `{name}` to sweep is not a size of either side ({spec.origin(name)})",
+                            spec.where(f"sizes.{name}"),
                             hint=f"the sides' sizes: {', '.join(known) or 'none'} (--size NAME=V1,V2 or "
                                  "[sizes] in the spec)")
 
@@ -97,9 +92,9 @@ def check_size_values(spec: Spec, sides: dict[str, SideInfo]) -> None:
             limit = 2 ** (width - 1) - 1
             for value in spec.sizes[p.pname]:
                 if value > limit:
-                    where = SourceLocation(spec.path, _spec_line(spec, f"sizes.{p.pname}")) if spec.path else None
-                    raise UserError(f"the size {p.pname} = {value} does not fit the {width}-bit parameter "
-                                    f"`{p.pname}` of {side.path}:{side.entry} (at most {limit})", where,
+                    raise UserError(f"the size {p.pname} = {value} ({spec.origin(p.pname)}) does not fit the "
+                                    f"{width}-bit parameter `{p.pname}` of {side.path}:{side.entry} (at most {limit})",
+                                    spec.where(f"sizes.{p.pname}"),
                                     hint="sweep sizes the kernel can be called with")
 
 
@@ -184,11 +179,28 @@ def fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str])
             raise UserError(f"cannot infer the extent of `{name}` in {side.path}: no access of it is guarded "
                             "by a size", location_of(param) if param is not None else None,
                             hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
+        _check_inferred_extents(side, name, found[name], sweep)
         set_shape(side.module, name, found[name])
         set_shape(side.accesses, name, found[name])
         side.inferred[name] = found[name]
     notes.append(f"inferred from {side.path}'s accesses: "
                  + ", ".join(f"{n}[{', '.join(found[n])}]" for n in missing))
+
+
+def _check_inferred_extents(side: SideInfo, name: str, extents: list[str], sweep) -> None:
+    """An extent inferred from the guards is no extent where it is negative at a swept size (a
+    launch grid the side divides by a negative constant): the user gives the shape instead."""
+    for sizes in sweep or []:
+        for text in extents:
+            value = symbolic.substitute(symbolic.parse(text), sizes)
+            if value.is_number and value < 0:
+                from lowercheck.compare.accesses import location_of
+
+                param = next((p for p in side.params() if p.pname == name), None)
+                at = ", ".join(f"{k}={v}" for k, v in sizes.items())
+                raise UserError(f"the extent of `{name}` inferred from {side.path}'s accesses, {text}, is negative at "
+                                f"{at}", location_of(param) if param is not None else None,
+                                hint=f"give it in a spec: [args.{name}] shape = [...], dtype = \"float32\"")
 
 
 def bind_other(typed: SideInfo, candidates: list[EntryCandidate], entry: str, spec: Spec,

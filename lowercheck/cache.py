@@ -8,8 +8,10 @@ them. The folder is `$LOWERCHECK_CACHE_DIR`, else `.cache/lowercheck` under the 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import tempfile
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -43,11 +45,18 @@ def _versions() -> str:
     return ";".join(found)
 
 
+def python_dependencies(path: str) -> list[Path]:
+    """The files a Python side's lowering depends on: the file and its sibling Python files (it may
+    import them)."""
+    file = Path(path).resolve()
+    return sorted([file, *(p for p in file.parent.glob("*.py") if p != file)])
+
+
 def source_digest(path: str) -> str:
-    """The file and its sibling Python files (it may import them): what its lowering depends on."""
+    """A digest of `python_dependencies(path)` and the tools: the key of what its lowering gave."""
     file = Path(path).resolve()
     digest = hashlib.sha256(f"{__version__};{_versions()};{file.name}".encode())
-    for sibling in sorted([file, *(p for p in file.parent.glob("*.py") if p != file)]):
+    for sibling in python_dependencies(path):
         try:
             digest.update(sibling.name.encode() + b"\0" + sibling.read_bytes() + b"\0")
         except OSError:
@@ -68,11 +77,23 @@ def get(kind: str, digest: str) -> str | None:
 
 
 def put(kind: str, digest: str, text: str) -> None:
+    """Store `text` under `digest`. Safe against writers of the same key at once (each writes a
+    file of its own name, then renames it into place: a reader sees the old entry or the whole new
+    one) and against a writer killed midway (it leaves at most its own partial file, which no key
+    names)."""
     path = folder() / kind / digest[:2] / digest
+    partial = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part")
-        partial.write_text(text)
-        partial.replace(path)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{digest[:16]}-", suffix=".part",
+                                         delete=False) as out:
+            partial = out.name
+            out.write(text)
+        os.replace(partial, path)
+        partial = None
     except OSError:
         pass  # a read-only disk only costs time
+    finally:
+        if partial is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)

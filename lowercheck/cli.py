@@ -4,7 +4,7 @@
                     [--json FILE] [--device auto|cpu|cuda] [--seed N] [--no-run] [--no-static]
                     [--platform NAME ...]
     lowercheck lower FILE[:ENTRY] --emit ir|access [--spec FILE.toml]
-    lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE]
+    lowercheck corpus DIR [-j N] [--json FILE] [--baseline kernelbench] [--markdown FILE] [--ray ADDRESS]
     lowercheck bench SOURCE TARGET [--spec FILE.toml] [--size ...] [--gpu NAME] [--json FILE]
                      [--baseline-json FILE] [--budget SECONDS]
     lowercheck audit TASK [--harness PRESET] [--gpu NAME] [--json FILE] [--timeout SECONDS]
@@ -16,11 +16,13 @@ Exit codes: 0 equivalent, 1 different, 2 unusable input or tool error, 3 inconcl
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
 
-from lowercheck import __version__
+from lowercheck import __version__, report_cache
+from lowercheck.report import json_report
 
 EXIT_ERROR = 2
 
@@ -47,11 +49,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="where kernels run; without a GPU everything runs on the CPU")
     d.add_argument("--seed", type=int, help="seed of the random inputs and run orders (default 0, or the configuration's)")
     d.add_argument("--no-run", action="store_true", help="static checks only")
+    d.add_argument("--no-reuse", action="store_true",
+                   help="compute a static report again even when nothing it depends on changed (the report "
+                        "cache; also `reuse_reports = false` or LOWERCHECK_REUSE_REPORTS=0)")
     d.add_argument("--no-static", action="store_true", help="differential run only")
     d.add_argument("--baseline", choices=("kernelbench",),
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
-    d.add_argument("--timeout", type=float, help="seconds per side and size (default 120, or the configuration's)")
+    d.add_argument("--timeout", type=float, help="seconds for the whole diff: every import, capture and run within it (default 120, or the configuration's)")
     d.add_argument("--gpu", help="the device of the cost model's roofline, and what the files' "
                                                     "device queries (SM count, capability) answer without a GPU: "
                                                     "h100-sxm, h200, a100-80gb, l4, tpu-v5e (default h100-sxm, or the "
@@ -97,14 +102,23 @@ def _parser() -> argparse.ArgumentParser:
                                    "its own process with a time limit), appending results as they finish: a run "
                                    "started again skips the cases already done.")
     b.add_argument("dir", help="a corpus folder (cases in expected.toml files below it)")
-    b.add_argument("-j", "--jobs", type=int, default=2, help="cases run at once (default 2)")
-    b.add_argument("--json", metavar="FILE", help="results as JSON lines (default: in lowercheck's cache, "
-                                                  "per folder and lowercheck version); delete it to start over")
+    b.add_argument("-j", "--jobs", type=int, default=2, help="cases run at once (default 2); with `--ray local`, "
+                                                            "the local cluster's CPUs")
+    # dest `results`, not `json`: the error handler writes an error report to `args.json`, which
+    # here is the results file of earlier runs, never to be overwritten
+    b.add_argument("--json", metavar="FILE", dest="results",
+                   help="results as JSON lines (default: in lowercheck's cache, per folder and lowercheck "
+                        "version); delete it to start over")
     b.add_argument("--baseline", choices=("kernelbench",), help="also judge each run case as KernelBench does")
     b.add_argument("--markdown", metavar="FILE", help="also write the summary as Markdown")
     b.add_argument("--html", metavar="DIR", help="write each case's HTML report and DIR/index.html, the detection "
                                                  "table linking them (cases whose results are reused have no page)")
     b.add_argument("--case-timeout", type=float, default=600.0, help="seconds per case (default 600)")
+    b.add_argument("--ray", metavar="ADDRESS", help="run the cases as Ray tasks (same time limit and results file; "
+                                                    "the summary gives each worker's throughput): `local` starts a "
+                                                    "cluster of -j CPUs for this command, `auto` joins the running "
+                                                    "one, HOST:PORT or ray://HOST:PORT that one; needs "
+                                                    "pip install 'lowercheck[ray]'")
 
     a = sub.add_parser("audit", help="review a kernel task: tolerance, benchmark fairness, scoping, validity",
                        description="Review the task itself, not one solution: wrong solutions its checker accepts, "
@@ -145,12 +159,30 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
     call in this process (a caller that runs many diffs, such as the corpus tests, then pays for
     importing torch, Triton and JAX once instead of once per diff)."""
     args = _parser().parse_args(argv)
+    _absolute_inputs(args)
+    if argv is None:  # the command is this process: --timeout counts from its start
+        from lowercheck.runners import deadline
+
+        deadline.from_process_start()
     if keep_workers:
         return _run(args)
     try:
         return _run(args)
     finally:
         _stop_workers()
+
+
+def _absolute_inputs(args) -> None:
+    """The input paths made absolute, once, here (`frontends.absolute`): a relative path means
+    this process's folder, not the folder a worker or a run child starts in."""
+    from lowercheck.frontends import absolute
+
+    for name in ("source", "target", "file", "task"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-":  # `opt -` reads standard input
+            setattr(args, name, absolute(value))
+    if getattr(args, "spec", None):
+        args.spec = os.path.abspath(args.spec)
 
 
 def _run(args) -> int:
@@ -215,49 +247,81 @@ def _spec(args):
 
 
 def _diff(args) -> int:
-    _start_workers_early(args)
-    from lowercheck.diff import DiffOptions, diff
-    from lowercheck.errors import UserCodeStopped, UserError
-    from lowercheck.report import json_report, terminal
+    from lowercheck.errors import UserError
 
     if args.no_run and args.no_static:
         raise UserError("--no-run and --no-static leave nothing to check", hint="drop one of them")
     if args.device == "cuda":
         raise UserError("--device cuda: native GPU runs are not available yet",
                         hint="use --device cpu (the emulator and the Triton interpreter)")
-    baseline = args.baseline is not None
+    if args.baseline is not None and args.no_run:
+        raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
     config = _configuration(args)
+    cached = _report_key(args, config)
+    data = report_cache.lookup(cached) if cached and not args.html else None
+    report = None
+    if data is None:
+        report = _run_diff(args, config)
+        data = json.loads(json_report.text(report))
+        if cached:
+            report_cache.store(cached, data, report_cache.dependencies(data) + ([args.spec] if args.spec else []))
+    from lowercheck.frontends import split_entry
+    from lowercheck.report import terminal
+    from lowercheck.report.document import DiffDocument
+    from lowercheck.report.policy import apply_codes
+
+    document = DiffDocument.of(data)
+    apply_codes(document, config.codes_for([split_entry(args.source)[0], split_entry(args.target)[0]]))
+    _output(args, document, "diff", lambda doc: terminal.render(doc.to_json()))
+    if args.json:
+        json_report.write(document, args.json)
+    if args.html:
+        from lowercheck.report import html
+
+        html.write(report, args.html)
+    return document.exit_code
+
+
+def _report_key(args, config) -> str | None:
+    """The report cache's key of a static-only diff (`report_cache`); None for one that runs."""
+    if not args.no_run or args.baseline is not None or not config["reuse_reports"]:
+        return None
+    from lowercheck.frontends import split_entry
+
+    def side(text: str) -> str:
+        path, entry = split_entry(text)
+        return f"{os.path.realpath(path)}::{entry or ''}"
+
+    options = {"spec": os.path.realpath(args.spec) if args.spec else None, "sizes": list(args.size or ()),
+               "seed": config["seed"], "gpu": config["gpu"], "timeout": config["timeout"],
+               "platforms": list(args.platform), "device": args.device}
+    return report_cache.key([side(args.source), side(args.target)], options)
+
+
+def _run_diff(args, config):
+    """Lower, compare and run both sides: the diff itself (`lowercheck.diff`)."""
+    _start_workers_early(args)
+    from lowercheck.diff import DiffOptions, diff
+    from lowercheck.errors import UserCodeStopped
+
     if args.platform:  # an unknown name is bad input before anything is lowered
         from lowercheck.compare.migration import platforms
 
         platforms(args.platform, config["gpu"])
-    if baseline and args.no_run:
-        raise UserError("--baseline judges by running both sides: it cannot go with --no-run")
     options = DiffOptions(args.source, args.target, _spec(args), seed=config["seed"], run=not args.no_run,
-                          static=not args.no_static and not baseline, device=args.device, timeout_s=config["timeout"],
-                          baseline=args.baseline, gpu=config["gpu"], platforms=tuple(args.platform))
+                          static=not args.no_static and args.baseline is None, device=args.device,
+                          timeout_s=config["timeout"], baseline=args.baseline, gpu=config["gpu"],
+                          platforms=tuple(args.platform))
     from lowercheck import progress
 
     try:
         with progress.shown(args.format == "text" and sys.stdout.isatty()):
-            report = diff(options)
+            return diff(options)
     except UserCodeStopped as err:
         from lowercheck.frontends import split_entry
 
         err.side = "source" if _same_file(err.path, split_entry(args.source)[0]) else "target"
         raise
-    from lowercheck.frontends import split_entry
-    from lowercheck.report.policy import apply_codes
-
-    apply_codes(report, config.codes_for([split_entry(args.source)[0], split_entry(args.target)[0]]))
-    _output(args, report, "diff", terminal.render)
-    if args.json:
-        json_report.write(report, args.json)
-    if args.html:
-        from lowercheck.report import html
-
-        html.write(report, args.html)
-    return report.exit_code
 
 
 def _start_workers_early(args) -> None:
@@ -284,7 +348,8 @@ def _configuration(args):
 
         raise UserError("--timeout must be positive")
     return config.apply_command_line(config.load(), seed=getattr(args, "seed", None),
-                                     timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None))
+                                     timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None),
+                                     reuse_reports=False if getattr(args, "no_reuse", False) else None)
 
 
 def _output(args, report, command: str, render_text) -> None:
@@ -367,22 +432,24 @@ def _corpus(args) -> int:
         from lowercheck.errors import UserError
 
         raise UserError("-j must be at least 1")
-    return batch.main(args.dir, args.jobs, args.json, args.baseline is not None, args.case_timeout, args.markdown,
-                      args.html)
+    return batch.main(args.dir, args.jobs, args.results, args.baseline is not None, args.case_timeout, args.markdown,
+                      args.html, args.ray)
 
 
 def _lower(args) -> int:
     """Print the kernel IR or the access IR; exit 3 when the access IR holds an access lowercheck
     could not model (what `diff` reports as LC901), with either --emit."""
+    from lowercheck import cuda_on_cpu
+    from lowercheck.frontends import split_entry, start_workers
+
+    cuda_on_cpu.set_target(args.gpu)
+    start_workers([split_entry(args.file)[0]])  # its torch/Triton imports overlap ours (issue 19's profile)
     from lowercheck import ir
     from lowercheck.compare.accesses import left_to_runs
     from lowercheck.dialects.access import UnmodelledOp
     from lowercheck.errors import UserCodeStopped, UserError
     from lowercheck.lowering import NOT_EXACT, extract_accesses, lower_file, relations_text
 
-    from lowercheck import cuda_on_cpu
-
-    cuda_on_cpu.set_target(args.gpu)
     try:
         module = lower_file(args.file, _spec(args), emit="ir")
     except UserCodeStopped as err:  # no verdict to give: the file cannot be lowered

@@ -7,6 +7,7 @@ seed = 0                     # default --seed
 timeout = 120.0              # default --timeout (seconds per side and size)
 ignore = ["LC205"]           # codes dropped from the report (said in a note)
 error = ["LC206"]            # codes promoted to errors (they decide the verdict)
+reuse_reports = true         # reuse a stored static report while nothing it depends on changed (--no-reuse)
 
 [[tool.lowercheck.overrides]]   # per path: for a diff whose source or target matches a pattern
 paths = ["kernels/legacy/*"]
@@ -14,7 +15,8 @@ ignore = ["LC205", "LC206"]
 ```
 
 Precedence, lowest first: the defaults, the file, the environment (`LOWERCHECK_SEED`,
-`LOWERCHECK_TIMEOUT`, `LOWERCHECK_GPU`, `LOWERCHECK_IGNORE=LC205,LC206`, `LOWERCHECK_ERROR`), the
+`LOWERCHECK_TIMEOUT`, `LOWERCHECK_GPU`, `LOWERCHECK_IGNORE=LC205,LC206`, `LOWERCHECK_ERROR`,
+`LOWERCHECK_REUSE_REPORTS=0`), the
 command line. The nearest file is looked for from the current
 folder up to the filesystem's root: a `lowercheck.toml` wins over a `pyproject.toml` in the same
 folder; a `pyproject.toml` without `[tool.lowercheck]` is passed over. An unknown key is bad input
@@ -32,8 +34,10 @@ from typing import Any
 
 from lowercheck.errors import SourceLocation, UserError, read_user_text
 
-DEFAULTS: dict[str, Any] = {"gpu": "h100-sxm", "seed": 0, "timeout": 120.0, "ignore": [], "error": []}
-_TYPES = {"gpu": str, "seed": int, "timeout": float, "ignore": list, "error": list}
+DEFAULTS: dict[str, Any] = {"gpu": "h100-sxm", "seed": 0, "timeout": 120.0, "ignore": [], "error": [],
+                            "reuse_reports": True}
+_TYPES = {"gpu": str, "seed": int, "timeout": float, "ignore": list, "error": list, "reuse_reports": bool}
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 _OVERRIDE_KEYS = {"paths", "ignore", "error"}
 
 
@@ -109,6 +113,10 @@ def _check(key: str, value: Any, where: SourceLocation) -> Any:
         if unknown:
             raise UserError(f"unknown code {unknown[0]!r} in `{key}`", where, hint="`lowercheck codes` lists them")
         return [v.upper() for v in value]
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise UserError(f"`{key}` must be true or false", where, hint=f"{key} = false")
+        return value
     if not isinstance(value, kind) or isinstance(value, bool):
         raise UserError(f"`{key}` must be {'a number' if kind is float else 'an integer' if kind is int else 'a string'}",
                         where, hint=f"{key} = {DEFAULTS[key]!r}")
@@ -147,8 +155,13 @@ def load(start: Path | None = None, environ: dict[str, str] | None = None) -> Co
             raw = env[name]
             where = SourceLocation(f"${name}", 0)
             try:
-                value: Any = [v.strip() for v in raw.split(",") if v.strip()] if _TYPES[key] is list else _TYPES[key](raw)
-            except ValueError:
+                if _TYPES[key] is bool:
+                    value: Any = _BOOLEANS[raw.strip().lower()]
+                elif _TYPES[key] is list:
+                    value = [v.strip() for v in raw.split(",") if v.strip()]
+                else:
+                    value = _TYPES[key](raw)
+            except (KeyError, ValueError):
                 raise UserError(f"${name}={raw!r} is not valid", hint=f"like {DEFAULTS[key]!r}") from None
             config.set(key, _check(key, value, where), f"environment ${name}")
     return config

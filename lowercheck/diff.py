@@ -22,11 +22,11 @@ from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
 from lowercheck.perf import cost, occupancy, targets
 from lowercheck.dialects.kernel import EntryOp, ParamOp
-from lowercheck.errors import UserError
+from lowercheck.errors import SourceLocation, UserError
 from lowercheck.judge import indexed_by_data, merge_shared, merge_unwritten, outside_the_domain
 from lowercheck.observe import observe
 from lowercheck.plan import capturable_sizes
-from lowercheck.findings import Evidence, Finding, Severity
+from lowercheck.findings import EXIT_CODES, Evidence, Finding, Severity, verdict_of
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
@@ -169,16 +169,11 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        levels = {f.level for f in self.findings}
-        if Severity.ERROR in levels:
-            return "different"
-        if Severity.INCONCLUSIVE in levels:
-            return "inconclusive"
-        return "equivalent"
+        return verdict_of(self.findings)
 
     @property
     def exit_code(self) -> int:
-        return {"equivalent": 0, "different": 1, "inconclusive": 3}[self.verdict]
+        return EXIT_CODES[self.verdict]
 
     def to_json(self) -> dict[str, Any]:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),
@@ -194,6 +189,17 @@ class Report:
 
 
 def diff(options: DiffOptions) -> Report:
+    """The diff of two kernels, every stage that runs user code within `options.timeout_s` in all."""
+    from lowercheck.runners import confine, deadline
+
+    with deadline.bounded(options.timeout_s):
+        report = _diff(options)
+    if (shortfall := confine.note()) is not None:
+        report.notes.append(shortfall)
+    return report
+
+
+def _diff(options: DiffOptions) -> Report:
     (src_path, src_entry), (tgt_path, tgt_entry) = split_entry(options.source), split_entry(options.target)
     cuda_on_cpu.set_target(options.gpu)  # what user code's device queries answer (SM count, ...)
     start_workers([src_path, tgt_path])
@@ -234,7 +240,9 @@ def diff(options: DiffOptions) -> Report:
     check_size_values(spec, {first: sides[first]})
     size_names = list(spec.sizes) or side_size_names(sides[first])
     if not size_names:
-        raise UserError("no size parameter found on either side", hint="give the sizes in a spec: [sizes] n = [...]")
+        raise UserError("no size parameter found on either side",
+                        next(c.location for c in candidates[first] if c.name == entries[first]),
+                        hint="give the sizes in a spec: [sizes] n = [...]")
     tiles = infer.tile_sizes([sides[first].module])
     sweep = spec.sweep() if spec.sizes else infer.default_sweep(size_names, tiles)
     _extract(sides[first])
@@ -255,6 +263,10 @@ def diff(options: DiffOptions) -> Report:
         correspondence = {v: k for k, v in correspondence.items()}
         outputs = [(t, s) for s, t in outputs]
     report = Report(sides["source"], sides["target"], notes=notes)
+    for name in ("source", "target"):  # processes the file's import or capture left running (LC903)
+        frontend = frontend_for(paths[name])
+        if hasattr(frontend, "stage_findings"):
+            report.findings += frontend.stage_findings(paths[name], name)
     notes += [f"the source's `{s}` and the target's `{t}` start at zero in the runs: one side accumulates into "
               "its buffer, the other returns the result (a caller zeroes an accumulator)"
               for s, t in zeroed_accumulators(sides["source"], sides["target"], correspondence, is_argument).items()]
@@ -447,7 +459,7 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
     except NeedsConcreteSizes as why:
         if probe is None:
             raise UserError(f"{path}: the entry `{entry}` can only be captured for concrete sizes ({why})",
-                            hint="give the sizes in a spec: [sizes] n = [...]") from None
+                            SourceLocation(path, 1), hint="give the sizes in a spec: [sizes] n = [...]") from None
 
         def lower_at(sizes: Mapping[str, int]) -> ModuleOp:
             return spec_roles(frontend.lower(path, entry, replace(binding, sizes=dict(sizes))), spec, [])

@@ -7,7 +7,8 @@ Protocol (`python -m lowercheck.diff_server`): one JSON list of arguments per li
 goes to /dev/null (its JSON report to the file it names). `DiffServer` is the parent's handle: it
 starts the process in its own session, so a command that overruns its time is stopped by killing
 the whole process group (front-end workers and run children included) and the next command gets
-a fresh server.
+a fresh server. The server ends when its parent does (a `lowercheck corpus` or a Ray worker killed
+mid-case), the way the front ends' workers do, and everything it started ends with it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import threading
 
 def serve() -> int:
     from lowercheck.cli import main
+    from lowercheck.frontends.isolated import _exit_with_parent
 
+    _exit_with_parent(os.getppid())  # its own session keeps it out of a kill of its parent's group
     os.environ.setdefault("COLUMNS", "200")
     for line in sys.stdin:
         argv = json.loads(line)

@@ -23,6 +23,10 @@ class SourceLocation:
     def to_json(self) -> dict[str, object]:
         return {"file": self.file, "line": self.line, "column": self.column}
 
+    @classmethod
+    def from_json(cls, doc: dict | None) -> SourceLocation | None:
+        return None if doc is None else cls(doc["file"], doc["line"], doc.get("column", 0))
+
 
 class LowercheckError(Exception):
     """Base of the errors the CLI reports without a traceback."""
@@ -99,12 +103,33 @@ class Unsupported(LowercheckError):
         return text
 
 
+# The largest input file lowercheck reads: a kernel source, a spec or a task is a few hundred KiB at
+# most (DeepSpeed's largest .cu is under 100 KiB); past this, a file is not read (inconclusive).
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+
 def read_user_text(path: str, kind: str) -> str:
     """A user's text file (`kind`: "Python source", "CUDA source", "a spec") as its compiler reads
-    it: UTF-8, a leading BOM accepted; a UserError at the line for a binary or non-UTF-8 file."""
+    it: UTF-8, a leading BOM accepted; a UserError at the line for a binary or non-UTF-8 file, and
+    at `path:1` for a directory or a file that cannot be read; `Unsupported` (inconclusive) for a
+    file past `MAX_INPUT_BYTES`."""
+    import os
     from pathlib import Path
 
-    data = Path(path).read_bytes()
+    file = Path(path)
+    if file.is_dir():
+        raise UserError(f"{path} is a directory, not {kind}", SourceLocation(str(path), 1),
+                        hint="name the file itself")
+    try:
+        size = file.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise Unsupported(f"{path} is {size / 2**20:.1f} MiB, past lowercheck's limit of "
+                              f"{MAX_INPUT_BYTES >> 20} MiB for {kind}", SourceLocation(str(path), 1),
+                              hint="check the kernel itself, in a file of its own")
+        data = file.read_bytes()
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror or os.strerror(err.errno or 0)}",
+                        SourceLocation(str(path), 1)) from None
     nul = data.find(b"\0")
     try:
         text = data.decode("utf-8-sig")

@@ -69,6 +69,30 @@ class Finding:
             "evidence": self.evidence,
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Finding:
+        """The finding `to_json` wrote (its severity kept as written: the level it had)."""
+        return cls(doc["code"], doc["message"], side=doc.get("side"), buffer=doc.get("buffer"),
+                   location=SourceLocation.from_json(doc.get("location")),
+                   other_location=SourceLocation.from_json(doc.get("other_location")),
+                   witness=doc.get("witness") or {}, hint=doc.get("hint"), severity=Severity(doc["severity"]),
+                   evidence=doc.get("evidence"))
+
+
+# A diff's verdict and its exit code, from the levels of its findings.
+EXIT_CODES = {"equivalent": 0, "different": 1, "inconclusive": 3}
+
+
+def verdict_of(findings: list[Finding]) -> str:
+    """`different` when an error was found, else `inconclusive` when something could not be decided,
+    else `equivalent`."""
+    levels = {f.level for f in findings}
+    if Severity.ERROR in levels:
+        return "different"
+    if Severity.INCONCLUSIVE in levels:
+        return "inconclusive"
+    return "equivalent"
+
 
 class Evidence(enum.StrEnum):
     """How a finding, or a check that found nothing, is known; stated in every report."""
@@ -759,6 +783,25 @@ def _lc902():
     Example: the Triton interpreter aborts on an out-of-bounds pointer; a kernel loops forever.
 
     Fix: see the message; run the side alone to reproduce."""
+
+
+@_code("LC903", Severity.WARNING, "user code left processes running after its stage")
+def _lc903():
+    """What it checks: when a stage that runs a side's code ends (a front end's import or capture, a
+    run), no process it started is still running: a daemon (a double fork into a session of its
+    own), a `subprocess.Popen` never waited for, a worker pool left open. The sandbox sees them (the
+    stage's process is the reaper of every orphan it makes), names how many and their commands, and
+    kills them; none outlives the stage.
+
+    Why it matters: a warning, not an error: the kernel's results may well be right, and the verdict
+    stands on them. But a kernel file that leaves processes behind keeps a GPU, memory or a port busy
+    in whatever imports it (a test suite, a training job), and a hostile file may try to outlive the
+    check that reads it.
+
+    Example: a port that runs `if os.fork() == 0: os.setsid(); ...` at import to start a helper.
+
+    Fix: wait for what you start (`with subprocess.Popen(...)`, `pool.join()`), or start nothing at
+    import time."""
 
 
 def render_doc(code: Code) -> str:

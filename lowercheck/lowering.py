@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import ir
-from lowercheck.errors import Unsupported, UserError
+from lowercheck.errors import SourceLocation, Unsupported, UserError
 from lowercheck.frontends import frontend_for, language_of, split_entry
 from lowercheck.frontends.base import (
     Arg,
@@ -39,7 +39,8 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
     names = [c.name for c in candidates]
     if entry is not None:
         if entry not in names:
-            raise UserError(f"no entry `{entry}` in {path}", hint=f"entries found: {', '.join(names) or 'none'}")
+            raise UserError(f"no entry `{entry}` in {path}", SourceLocation(path, 1),
+                            hint=f"entries found: {', '.join(names) or 'none'}")
         return entry
     names = [c.name for c in candidates if c.chosen_unnamed]  # never another instance, never a wrapper
     if len(names) == 1:
@@ -48,7 +49,7 @@ def resolve_entry(path: str, entry: str | None, candidates: list[EntryCandidate]
     if len(preferred) == 1:  # the one a KernelBench file's `forward` calls
         return preferred[0]
     if not names:
-        raise UserError(f"no entry point found in {path}",
+        raise UserError(f"no entry point found in {path}", SourceLocation(path, 1),
                         hint="a CUDA file needs a host function that launches a kernel with <<<...>>>; "
                              "a Triton file a Python function that launches a @triton.jit kernel")
     others = [c for c in other_candidates if c.chosen_unnamed]  # never a kernel entry, another instance
@@ -210,6 +211,8 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         _check_launches(module, next(c for c in candidates if c.name == entry), sizes)
     for note in source_notes(frontend, path):
         print(f"note: {note}", file=sys.stderr)
+    for finding in getattr(frontend, "stage_findings", lambda _: [])(path):  # processes it left (LC903)
+        print(f"{finding.level}[{finding.code}]: {finding.message}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
 
 

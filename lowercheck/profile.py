@@ -13,16 +13,16 @@ importing Triton). The section between the markers of docs/bench.md is rewritten
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pstats
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from lowercheck import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- profile: start (make profile) -->", "<!-- profile: end -->"
@@ -37,49 +37,15 @@ STAGES = {
     "isl relations and the static checks": ["lowercheck/compare/static.py:analyse"],
     "the report": ["lowercheck/report/terminal.py:render"],
 }
-PAIR = ["corpus/vector_add/vadd.cu", "corpus/vector_add/vadd.py"]
-TRITON_FILE, TRITON_KERNEL = "corpus/vector_add/vadd.py", "vadd_kernel"
-_TTIR_SCRIPT = """
-import json, sys, time, importlib.util
-begin = time.perf_counter()
-import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource, make_backend
-from triton._C.libtriton import ir
-spec = importlib.util.spec_from_file_location("k", sys.argv[1]); module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-kernel = getattr(module, sys.argv[2])
-start = time.perf_counter()
-target = GPUTarget("cuda", 90, 32)
-backend = make_backend(target)
-signature = {name: ("constexpr" if i in kernel.constexprs else "*fp32" if name.endswith("ptr") else "i32")
-             for i, name in enumerate(kernel.arg_names)}
-source = ASTSource(fn=kernel, signature=signature, constexprs={(i,): 1024 for i in kernel.constexprs})
-options = backend.parse_options({"num_warps": 4})
-context = ir.context(); ir.load_dialects(context); backend.load_dialects(context)
-module_ir = source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
-                           context)
-stages = {}
-backend.add_stages(stages, options, source.language)
-stages["ttir"](module_ir, {})
-end = time.perf_counter()
-print(json.dumps({"compile_s": end - start, "process_s": end - begin}))
-"""
-
-
-def _env(cache: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["LOWERCHECK_CACHE_DIR"] = str(cache)
-    env.setdefault("TRITON_CACHE_DIR", str(ROOT / ".cache" / "triton"))
-    env.setdefault("TRITON_HOME", str(ROOT / ".cache" / "triton-home"))
-    return env
+PAIR = list(bench.PAIR)
+TRITON_FILE, TRITON_KERNEL = bench.PAIR[1], bench.TRITON_KERNEL
 
 
 def _profiled(args: list[str], cache: Path, out: Path) -> tuple[float, dict[str, float]]:
     """Wall time of `lowercheck ARGS` under cProfile, and the stages' shares of it."""
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "lowercheck", *args], cwd=ROOT,
-                   env=_env(cache), capture_output=True, text=True, timeout=600)
+                   env=bench.environment(cache), capture_output=True, text=True, timeout=600)
     wall = time.perf_counter() - start
     stats = pstats.Stats(str(out)).stats  # type: ignore[attr-defined] - pstats keeps them there
     total = max((ct for (_f, _l, name), (_cc, _nc, _tt, ct, _c) in stats.items() if name == "<module>"), default=wall)
@@ -104,7 +70,8 @@ def measure(repeats: int = 3) -> dict:
     with tempfile.TemporaryDirectory(prefix="lowercheck-profile-") as tmp:
         folder = Path(tmp)
         results: dict = {}
-        for name, args in (("static diff of vector_add", ["diff", *PAIR, "--no-run"]),
+        # --no-reuse: where a computed report's time goes (a reused one costs no stage; `make bench`)
+        for name, args in (("static diff of vector_add", ["diff", *PAIR, "--no-run", "--no-reuse"]),
                            ("lower of the Triton side", ["lower", TRITON_FILE])):
             cold, warm = [], []
             for i in range(repeats):
@@ -113,24 +80,12 @@ def measure(repeats: int = 3) -> dict:
                 warm.append(_profiled(args, cache, folder / "warm.prof"))
             results[name] = {"cold": min(cold, key=lambda r: r[0]), "warm": min(warm, key=lambda r: r[0]),
                              "cold_median": _median([r[0] for r in cold]), "warm_median": _median([r[0] for r in warm])}
-        nvcc = shutil.which("nvcc")
-        if nvcc:
-            times = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                subprocess.run([nvcc, "-cubin", "-arch=sm_90", "-o", str(folder / "k.cubin"), str(ROOT / PAIR[0])],
-                               capture_output=True, timeout=300)
-                times.append(time.perf_counter() - start)
-            results["nvcc -cubin"] = _median(times)
-        ttir = []
-        for _ in range(repeats):
-            done = subprocess.run([sys.executable, "-c", _TTIR_SCRIPT, str(ROOT / TRITON_FILE), TRITON_KERNEL],
-                                  capture_output=True, text=True, timeout=300, env=_env(folder / "ttir"))
-            if done.returncode == 0:
-                ttir.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        nvcc = bench.nvcc_cubin_s(repeats, folder)
+        if nvcc is not None:
+            results["nvcc -cubin"] = nvcc
+        ttir = bench.ttir_compile_s(repeats, folder)
         if ttir:
-            results["triton to TTIR"] = {"compile_s": _median([t["compile_s"] for t in ttir]),
-                                         "process_s": _median([t["process_s"] for t in ttir])}
+            results["triton to TTIR"] = ttir
         return results
 
 
@@ -158,22 +113,13 @@ def markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(text: str, path: Path) -> None:
-    old = path.read_text() if path.exists() else ""
-    if START in old and END in old:
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END) + 1:]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m lowercheck.profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench.md")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     text = markdown(measure(args.repeats))
-    write(text, args.out)
+    bench.write_section(args.out, text, START, END)
     print(text)
     return 0
 

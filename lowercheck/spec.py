@@ -55,6 +55,7 @@ class Construct:
     # `triton.Config({"BLOCK": 64})`) or a `Construct` of its own (made first)
     kwargs: tuple[tuple[str, object], ...] = ()
     item: int | None = None
+    where: SourceLocation | None = field(default=None, compare=False, repr=False)  # the spec's line, for its errors
 
     def make(self, namespace: dict):
         head, *rest = self.name.split(".")
@@ -64,14 +65,14 @@ class Construct:
         if target is not None and not callable(target) and not self.kwargs and self.item is None and rest:
             return target  # `QKVLayout.HEAD_DIM_MINOR`: an enum member, a class's constant
         if not callable(target):
-            raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define",
+            raise UserError(f"the spec constructs `{self.name}`, which the entry's module does not define", self.where,
                             hint="name a class or function the entry's file defines or imports")
         kwargs = {k: _made(v, namespace) for k, v in self.kwargs}
         try:
             made = target(**kwargs)
             return made[self.item] if self.item is not None else made
         except Exception as err:  # noqa: BLE001 - the user's class rejected the spec's kwargs
-            raise UserError(f"the spec's `construct = \"{self.name}\"` raised {type(err).__name__}: {err}",
+            raise UserError(f"the spec's `construct = \"{self.name}\"` raised {type(err).__name__}: {err}", self.where,
                             hint="check the construct's kwargs against its signature") from None
 
 
@@ -121,6 +122,7 @@ class Spec:
     args: dict[str, ArgSpec] = field(default_factory=dict)
     path: str | None = None
     grid: tuple[str, ...] | None = None  # `[launch] grid`: a kernel entry's launch grid over the sizes
+    given_on_command_line: frozenset[str] = frozenset()  # sizes `--size` gives (over the file's)
 
     def sweep(self) -> list[dict[str, int]]:
         """Every combination of the size values (the Cartesian product), in order."""
@@ -128,36 +130,60 @@ class Spec:
         return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.sizes.values())]
 
     def with_sizes(self, overrides: dict[str, list[int]]) -> Spec:
-        return Spec({**self.sizes, **overrides}, self.args, self.path, self.grid)
+        """The spec with sizes of the command line (`--size`) over its own."""
+        check_sweep_limit({**self.sizes, **overrides}, None, "--size over the spec" if self.path else "--size")
+        return Spec({**self.sizes, **overrides}, self.args, self.path, self.grid,
+                    self.given_on_command_line | frozenset(overrides))
+
+    def where(self, key: str) -> SourceLocation | None:
+        """The spec file's line of `key` (`sizes.n`, `args.x`, `launch`; line 1 when the file writes
+        it in a way `line_of` does not find); None where no file says it (no spec file, a size the
+        command line gives)."""
+        size = key.removeprefix("sizes.") if key.startswith("sizes.") else None
+        if self.path is None or size in self.given_on_command_line:
+            return None
+        return _at(self.path, Path(self.path), key)
+
+    def origin(self, size: str) -> str:
+        """Where a size's values come from, in words: `--size n=...` or the spec."""
+        if size in self.given_on_command_line:
+            return f"--size {size}={','.join(map(str, self.sizes[size]))}"
+        return "the spec" if self.path else "the default sweep"
 
 
 def load(path: str | None) -> Spec:
     if path is None:
         return Spec()
     file = Path(path)
-    if not file.is_file():
-        raise UserError(f"spec file not found: {path}", hint="pass an existing TOML file to --spec")
-    text = read_user_text(path, "a TOML spec")
+    if not file.exists():
+        raise UserError(f"--spec {path}: no such file", hint="pass an existing TOML file to --spec")
+    text = read_user_text(path, "a TOML spec")  # a directory, a binary or a huge file: said at its line
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        line = getattr(err, "lineno", 0) or _toml_error_line(str(err), file)
+        line = getattr(err, "lineno", 0) or _toml_error_line(str(err), file) or 1
         raise UserError(f"the spec is not valid TOML: {err}", SourceLocation(path, line),
                         hint="see `lowercheck diff --help` for the spec format") from None
     unknown = set(data) - {"sizes", "args", "launch"}
     if unknown:
         raise UserError(f"unknown section(s) {sorted(unknown)} in the spec", SourceLocation(path, 1),
                         hint="a spec has [sizes], [args.NAME] and [launch] sections")
+    for section in ("sizes", "args", "launch"):
+        if section in data and not isinstance(data[section], dict):
+            raise UserError(f"`{section}` must be a table ([{section}])", _at(path, file, section),
+                            hint="a spec has [sizes], [args.NAME] and [launch] sections")
     sizes: dict[str, list[int]] = {}
     for name, values in data.get("sizes", {}).items():
         values = values if isinstance(values, list) else [values]
-        if not values or not all(isinstance(v, int) and v >= 0 for v in values):
+        if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
             raise UserError(f"size `{name}` must be a non-negative integer or a list of them",
-                            SourceLocation(path, line_of(file, name)), hint=f"{name} = [1, 1000, 4097]")
+                            _at(path, file, name), hint=f"{name} = [1, 1000, 4097]")
+        check_size_limits(name, values, _at(path, file, name))
         sizes[name] = values
+    check_sweep_limit(sizes, _at(path, file, "sizes"))
     args: dict[str, ArgSpec] = {}
     for name, entry in data.get("args", {}).items():
-        where = SourceLocation(path, line_of(file, f"args.{name}"))
+        where = _at(path, file, f"args.{name}")
         if not isinstance(entry, dict):
             raise UserError(f"[args.{name}] must be a table", where)
         shape = entry.get("shape")
@@ -208,7 +234,7 @@ def _grid(launch: object, sizes: dict[str, list[int]], file: Path, path: str) ->
     named as the entry, no wrapper) is launched on, one extent per axis over the sizes."""
     if launch is None:
         return None
-    where = SourceLocation(path, line_of(file, "launch"))
+    where = _at(path, file, "launch")
     if not isinstance(launch, dict) or set(launch) - {"grid"}:
         raise UserError("[launch] holds one key, `grid`", where, hint='[launch]\ngrid = ["(n + 1023) // 1024"]')
     grid = launch.get("grid")
@@ -333,7 +359,36 @@ def _construct(name: str, entry: dict, where: SourceLocation) -> Construct:
                         where, hint="kwargs = { block_q = 64, shape = [128, 128] }")
     if not isinstance(kwargs, dict):
         raise UserError(f"[args.{name}] kwargs is a table", where, hint="kwargs = { block_q = 64, block_k = 64 }")
-    return Construct(target, tuple(sorted((k, frozen(v)) for k, v in kwargs.items())), item)
+    return Construct(target, tuple(sorted((k, frozen(v)) for k, v in kwargs.items())), item, where)
+
+
+# The largest size any kernel parameter holds (a signed 64-bit integer), and the most size
+# combinations a sweep may hold (each is lowered, checked and run): past them a spec or a `--size`
+# is rejected at its line, the limit named.
+MAX_SIZE = 2**63 - 1
+MAX_SWEEP = 256
+
+
+def check_size_limits(name: str, values: list[int], where: SourceLocation | None, given: str = "the spec") -> None:
+    """Each value of size `name` at most `MAX_SIZE`, and at most `MAX_SWEEP` of them."""
+    past = [v for v in values if v > MAX_SIZE]
+    if past:
+        raise UserError(f"size `{name}` = {past[0]} ({given}) is past 2^63 - 1 = {MAX_SIZE}, the largest size a kernel "
+                        "parameter holds", where, hint=f"sweep sizes the kernel can be called with: {name} = [1, 1000]")
+    if len(values) > MAX_SWEEP:
+        raise UserError(f"size `{name}` has {len(values)} values ({given}), past lowercheck's limit of {MAX_SWEEP} "
+                        "per sweep", where, hint="sweep a few sizes that matter: small ones, the tile edges, a large one")
+
+
+def check_sweep_limit(sizes: dict[str, list[int]], where: SourceLocation | None, given: str = "the spec") -> None:
+    """The Cartesian product of the sizes at most `MAX_SWEEP` combinations."""
+    count = 1
+    for values in sizes.values():
+        count *= len(values)
+    if count > MAX_SWEEP:
+        raise UserError(f"the sizes ({given}) make {count} combinations to sweep, past lowercheck's limit of "
+                        f"{MAX_SWEEP}", where, hint="sweep fewer values per size: each combination is lowered, "
+                                                   "checked and run")
 
 
 def parse_size_option(text: str) -> tuple[str, list[int]]:
@@ -345,6 +400,7 @@ def parse_size_option(text: str) -> tuple[str, list[int]]:
         parsed = []
     if not name.isidentifier() or not parsed or min(parsed) < 0:
         raise UserError(f"bad --size `{text}`", hint="write --size NAME=V1,V2,... with non-negative integers")
+    check_size_limits(name, parsed, None, f"--size {text[:40]}")
     return name, parsed
 
 
@@ -356,6 +412,12 @@ def _toml_error_line(message: str, file: Path) -> int:
     if "end of document" in message:
         return len(file.read_text().splitlines())
     return 0
+
+
+def _at(path: str, file: Path, key: str) -> SourceLocation:
+    """Where the spec says `key`: its line, else the whole file (`path:1`: a key written in a way
+    `line_of` does not find, such as a quoted or dotted key)."""
+    return SourceLocation(path, line_of(file, key) or 1)
 
 
 def line_of(file: Path, key: str) -> int:

@@ -453,7 +453,10 @@ def _shift(b: sympy.Basic) -> sympy.Basic:
     once the sizes are fixed, so the index is checked per swept size). One that varies between work
     items or trips is not modelled."""
     if b.is_Integer:
-        return b
+        if 0 <= b < 64:
+            return b
+        # past an integer's bits the shift is undefined (poison in MLIR); 2**b would not end
+        raise ValueError(f"a shift by {b}, outside the bits of an integer")
     if b.free_symbols and all(symbolic.tag_of(v) is symbolic.Tag.PARAM for v in b.free_symbols):
         return b
     raise ValueError("shift by a variable is not an index operation")

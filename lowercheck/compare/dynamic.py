@@ -111,6 +111,10 @@ def failure_findings(side: str, result: RunResult, sizes: Mapping[str, int], pat
         return []
     last = result.error.strip().splitlines()[-1] if result.error.strip() else result.error
     witness = {"sizes": dict(sizes), "error": result.error[-2000:], "error_kind": result.error_kind}
+    if result.error_kind == "deadline":  # the command's time ran out before this run: it says nothing
+        return [Finding("LC902", f"the {side} was not run for {_sizes_text(sizes)}: {last}", side=side,
+                        witness=witness, severity=Severity.INCONCLUSIVE,
+                        hint="give the diff more time (--timeout) to run every size")]
     if result.error_kind == "runner":  # lowercheck's runner could not run it: inconclusive
         return [Finding("LC902", f"the {side} could not be run by lowercheck's runner for {_sizes_text(sizes)} "
                         f"(a limit of the runner, not a fault of the kernel): {last}", side=side, witness=witness,
@@ -221,8 +225,13 @@ def has_nonfinite_inputs(inputs: Mapping[str, tuple[str, np.ndarray]], kind: str
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
-        return (a.view(np.uint8).reshape(a.shape + (-1,)) == b.view(np.uint8).reshape(b.shape + (-1,))).all(-1)
+        return (_element_bytes(a) == _element_bytes(b)).all(-1)
     return a == b
+
+
+def _element_bytes(a: np.ndarray) -> np.ndarray:
+    """Each element's bytes along a new last axis (an empty or a 0-d array too)."""
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.shape + (a.dtype.itemsize,))
 
 
 def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,

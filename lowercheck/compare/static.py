@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -45,7 +44,7 @@ from lowercheck.compare.traffic import (
 from lowercheck.dialects import sources
 from lowercheck.dialects.kernel import EntryOp
 from lowercheck.dialects.sources import MOVED
-from lowercheck.errors import SourceLocation
+from lowercheck.errors import SourceLocation, Unsupported
 from lowercheck.findings import CODES, Evidence, Finding, Severity
 
 
@@ -186,9 +185,19 @@ def _analyse(source: Side, target: Side, correspondence: Mapping[str, str],
         if not swept:
             result.notes.append(f"an index or extent is not quasi-affine in the sizes ({why}); "
                                 "checked for each swept size instead")
+        per_binding, kept = [], []
+        for b in sweep:
+            try:
+                per_binding.append([(build(s.module, b, size_names, s.extents), s) for s in (source, target)])
+                kept.append(b)
+            except ZeroDivisionError:  # a size of 0 under a `/` or `%` of an index
+                result.notes.append(f"at {', '.join(f'{k}={v}' for k, v in b.items())} an index divides by a size "
+                                    "that is zero: not checked statically at these sizes")
+        if not per_binding:
+            raise Unsupported("every swept size makes an index divide by zero: nothing to check statically",
+                              hint="sweep sizes above zero in the spec")
+        sweep = kept
         result.swept = [dict(b) for b in sweep]
-        per_binding = [[(build(s.module, b, size_names, s.extents), s) for s in (source, target)]
-                       for b in sweep]
     seen: set[tuple] = set()
     reference = next((s for s in (source, target) if not s.scheduled), None)
     result.unscheduled = reference.name if reference is not None else None

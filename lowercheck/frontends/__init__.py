@@ -7,11 +7,12 @@ imports it lazily, so a CUDA-only run never pays for importing torch and Triton.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from pathlib import Path
 from types import ModuleType
 
-from lowercheck.errors import SourceLocation, UserError
+from lowercheck.errors import SourceLocation, UserError, read_user_text
 
 _BY_EXTENSION = {".cu": "cuda", ".cuh": "cuda"}
 _PYTHON_KINDS = (  # (language, a pattern the file matches), first match wins
@@ -33,13 +34,15 @@ def language_of(path: str) -> str:
     file = Path(path)
     if not file.exists():
         raise UserError(f"file not found: {path}", hint="check the path (ENTRY goes after a colon: file.cu:name)")
-    if not file.is_file():
-        raise UserError(f"not a file: {path}")
+    if file.is_dir():
+        raise UserError(f"{path} is a directory, not a kernel source", SourceLocation(path, 1),
+                        hint="name the file itself: FILE or FILE:ENTRY")
     suffix = file.suffix
     if suffix in _BY_EXTENSION:
+        read_user_text(path, "CUDA source")  # a binary, non-UTF-8 or huge file: said here, at the entry
         return _BY_EXTENSION[suffix]
     if suffix == ".py":
-        text = file.read_text(encoding="utf-8-sig", errors="replace")  # a byte-order mark is no code
+        text = read_user_text(path, "Python source")  # before any front end imports it
         for language, pattern in _PYTHON_KINDS:
             if pattern.search(text):
                 return language
@@ -47,7 +50,7 @@ def language_of(path: str) -> str:
                         "triton, jax's pallas, torch)", SourceLocation(path, 1),
                         hint="a Triton port imports triton, a Pallas port calls pl.pallas_call, a PyTorch "
                              "reference imports torch and defines class Model or a function")
-    raise UserError(f"unknown file type `{suffix or '(none)'}`: {path}",
+    raise UserError(f"unknown file type `{suffix or '(none)'}`: {path}", SourceLocation(path, 1),
                     hint="lowercheck reads CUDA (.cu, .cuh) and Python (.py: Triton, Pallas, PyTorch) files")
 
 
@@ -93,6 +96,15 @@ def split_entry(arg: str) -> tuple[str, str | None]:
     if sep and path and _ENTRY_NAME.fullmatch(entry):
         return path, entry
     return arg, None
+
+
+def absolute(side: str) -> str:
+    """FILE or FILE:ENTRY with FILE made absolute as given (`os.path.abspath`, links kept: a report
+    names the files it was asked about): front-end workers and run children start in other
+    folders, where a relative path would name another file. The CLI and the API do it once, at
+    their entry."""
+    path, entry = split_entry(side)
+    return os.path.abspath(path) + (f":{entry}" if entry else "")
 
 
 _ENTRY_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?(?:<[\w\s,:*&<>]*>)?")  # `Class.forward` too

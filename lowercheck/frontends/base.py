@@ -16,6 +16,7 @@ other, never runners.
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -197,6 +198,12 @@ def returned_variables(path: str, entry: str, tensor_items: list[bool]) -> list[
     if len(names) != len(tensor_items):
         return []
     return [name for name, is_tensor in zip(names, tensor_items, strict=True) if is_tensor]
+
+
+def definition(fn) -> SourceLocation | None:
+    """Where the user's function `fn` is defined (its `def` line), through decorators' wrappers."""
+    code = getattr(inspect.unwrap(getattr(fn, "func", fn)), "__code__", None)
+    return SourceLocation(code.co_filename, code.co_firstlineno) if code is not None else None
 
 
 def user_frame(err: BaseException, file: str, shown: str) -> SourceLocation | None:

@@ -7,11 +7,23 @@ parsed back from the MLIR text the worker printed (locations included). Results 
 content (`lowercheck.cache`), so an unchanged file is not imported again: the worker starts only
 when something is missing.
 
-The worker is untrusted: the verdict and the exit code come only from the main process. The
-worker runs in a session of its own (a signal to its process group does not reach ours), its stdout
-and stderr go to a log (a printed "verdict: equivalent" never reaches the report), and whatever
-stops it before it hands over its result (`sys.exit`, `os._exit`, `KeyboardInterrupt`, a signal,
-a hang) becomes `UserCodeStopped`: a finding about that side (LC902, exit 1), never our exit.
+The user's code never runs in the worker itself: the worker forks a call server when it starts,
+which makes the sandbox's user, network and PID namespaces once (`confine.hold`: it is PID 1 of
+them) and imports the heavy modules; each call forks a child of that server (milliseconds), which
+enters the sandbox (`lowercheck.runners.confine`: its own session, Landlock with a private
+temporary folder and the tool caches as the only writable places, no descriptor but stdio and its
+result pipe) and hands its result back through a pipe, read without trusting it
+(`runners.handover`). The server waits at most the stage's limit (`timeout_s`, and what is left
+of the command's time: `runners.deadline`), then kills the child; after every call it ends every
+process left in its namespace (`confine.sweep`). What the user's code left running when its call was done (a daemon started at
+import: `confine.left_behind`) comes back with the result, and the front end keeps it for the
+report (`IsolatedFrontend.stage_findings`, LC903).
+The verdict and the exit code come only from the main process: the worker's stdout and stderr go
+to a log (a printed "verdict: equivalent" never reaches the report), and whatever stops the child
+before it hands over its result (`sys.exit`, `os._exit`, `KeyboardInterrupt`, a signal, a hang,
+a forged result) becomes `UserCodeStopped`: a finding about that side (LC902, exit 1), never our
+exit. Each call starts from the worker's state after its imports, so a port's import-time changes
+(monkey-patching torch, a global) never leak into the next call.
 """
 
 from __future__ import annotations
@@ -21,32 +33,137 @@ import importlib
 import json
 import multiprocessing
 import os
+import pickle
 import resource
+import select
+import shutil
 import signal
 import tempfile
+import time
+import traceback
 from concurrent.futures.process import BrokenProcessPool
 
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck import cache, cuda_on_cpu
 from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, user_frame
+from lowercheck.findings import Evidence, Finding
+from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, user_frame
+from lowercheck.runners import confine, deadline, handover
+from lowercheck.runners.confine import CACHE_DIRS, REPO
 
 MEMORY_MB = 8192
+_MARGIN_S = 15.0  # how much longer than a call's limit the main process waits for the worker itself
 _LOG_TAIL = 2000
 _INIT_FAILED = "Exception in initializer"  # what concurrent.futures logs when `_init` raises
 
 
+_SERVER: tuple[int, int] | None = None  # in the worker: the pipes to and from its call server
+
+
 def _init(language: str, memory_mb: int, log_path: str, parent: int) -> None:
     os.setsid()  # the user's os.killpg(0, ...) reaches this worker's group, not lowercheck's
-    _exit_with_parent(parent)
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
     os.dup2(log, 1)  # what the user's code prints stays out of the report
     os.dup2(log, 2)
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    module = importlib.import_module(f"lowercheck.frontends.{language}")
-    getattr(module, "warm_up", lambda: None)()  # start the heavy imports (torch, Triton) now
+    for name, sub in CACHE_DIRS.items():  # inside the checkout, and writable in the sandbox
+        os.environ.setdefault(name, str(REPO / ".cache" / sub))
+    _start_call_server(language, os.getpid())  # before any thread of this worker
+    _exit_with_parent(parent)
+
+
+def _start_call_server(language: str, worker: int) -> None:
+    """Fork the worker's call server: it makes the sandbox's namespaces once (`confine.hold`: the
+    process forked here waits outside them, PID 1 of them serves), imports the front end's heavy
+    modules (torch, Triton) and runs each call (`_sandboxed`: one fork per call, into those
+    namespaces). Why not the worker itself: a process whose children go to another PID namespace
+    may start no thread, and the worker's queues need threads."""
+    global _SERVER
+    requests, requests_in = os.pipe()
+    answers_out, answers = os.pipe()
+    if os.fork() == 0:
+        code = 1
+        try:
+            os.close(requests_in)
+            os.close(answers_out)
+            _close_all_but(requests, answers)  # the worker's queues are not the server's business
+            confine.die_with_parent(worker)
+            confine.hold()  # returns in PID 1 of the new namespaces
+            try:
+                module = importlib.import_module(f"lowercheck.frontends.{language}")
+                getattr(module, "warm_up", lambda: None)()  # the heavy imports (torch, Triton), once
+            except Exception:  # noqa: BLE001 - best effort: a call that needs the module says why
+                traceback.print_exc()
+            _serve_calls(requests, answers)
+            code = 0
+        except BaseException:  # noqa: BLE001 - the worker's calls then say that the server ended
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(requests)
+    os.close(answers)
+    _SERVER = (requests_in, answers_out)
+
+
+def _serve_calls(requests: int, answers: int) -> None:
+    """In the call server: each call the worker sends, run (`_sandboxed`), its outcome sent back."""
+    while (call := _receive(requests)) is not None:
+        try:
+            outcome = _sandboxed(*call)
+            data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as err:  # noqa: BLE001 - lowercheck's own failure: the main process says so
+            traceback.print_exc()
+            data = pickle.dumps(("failed", f"{type(err).__name__}: {err}", []))
+        _send(answers, data)
+
+
+def _through_server(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
+    """In the worker: `_sandboxed(...)`, run by the worker's call server (or here, outside a worker)."""
+    if _SERVER is None:
+        return _sandboxed(func, language, path, gpu, end, *args)
+    requests, answers = _SERVER
+    try:
+        _send(requests, pickle.dumps((func, language, path, gpu, end, *args), protocol=pickle.HIGHEST_PROTOCOL))
+        answer = _receive(answers)
+    except OSError:
+        answer = None
+    return answer if answer is not None else ("failed", "the front end's call server ended", [])
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(len(data).to_bytes(8, "little") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _receive(fd: int):
+    """The next object a trusted process of ours sent (`_send`), or None at end of file."""
+    header = _read_exactly(fd, 8)
+    data = _read_exactly(fd, int.from_bytes(header, "little")) if header is not None else None
+    return pickle.loads(data) if data is not None else None
+
+
+def _read_exactly(fd: int, count: int) -> bytes | None:
+    chunks, left = [], count
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _close_all_but(*keep: int) -> None:
+    """Close every descriptor above stdio but `keep` (a child must not inherit pipes it could write
+    forged messages into)."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -65,6 +182,122 @@ def _exit_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="lowercheck-parent-watch").start()
+
+
+def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
+    """In the call server: `_guarded(func, ...)` in a confined child forked for this call, waited for
+    until `end` (`time.monotonic()`, one clock for every process of the machine: the worker may
+    have been busy with its own imports when the call was made). ("ok", value, left) | ("raised",
+    LowercheckError, left) | ("failed", text, left): lowercheck's own error, with `left` the command
+    names of the processes the call left running | ("stopped", how the child ended without a
+    result) | ("timeout",)."""
+    places = _places(path)
+    try:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read)
+            _confined_call(write, places, func, language, path, gpu, *args)
+        os.close(write)
+        data, status = _collect(pid, read, end)
+        confine.sweep()  # what the call left running goes before the next call
+    finally:
+        shutil.rmtree(places[0][0], ignore_errors=True)
+    if status is None:
+        return ("timeout",)
+    if not data:
+        return ("stopped", _status_text(status))
+    try:
+        outcome = handover.loads(data)
+    except Exception as err:  # noqa: BLE001 - whatever the child wrote, it is no result
+        return ("stopped", f"handed over something that is not a result ({type(err).__name__})")
+    if not isinstance(outcome, tuple) or len(outcome) != 3 or outcome[0] not in ("ok", "raised", "failed") \
+            or not isinstance(outcome[2], list) or not all(isinstance(name, str) for name in outcome[2]):
+        return ("stopped", "handed over something that is not a result")
+    return outcome
+
+
+def _confined_call(write: int, places: tuple[list[str], list[str]], func, language: str, path: str, gpu: str,
+                   *args) -> None:
+    try:
+        _close_all_but(write)  # the call server's pipes, and any other: the user's code gets stdio only
+        os.setsid()  # the call server kills this child's group on its limit
+        writable, readable = places
+        confine.enter(confine.Box(writable=tuple(writable), readable=tuple(readable)))
+        try:
+            outcome: tuple = ("ok", _guarded(func, language, path, gpu, *args))
+        except (LowercheckError, NeedsConcreteSizes) as err:  # the latter: lowered again at concrete sizes
+            outcome = ("raised", err)
+        except Exception as err:  # noqa: BLE001 - lowercheck's own failure: the main process says so
+            traceback.print_exc()
+            outcome = ("failed", f"{type(err).__name__}: {err}")
+        left = confine.left_behind()
+        try:
+            data = pickle.dumps((*outcome, left), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as err:  # noqa: BLE001 - e.g. an error holding an object of the user's
+            data = pickle.dumps(("failed", f"an unpicklable result: {type(err).__name__}: {err}", left))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write, view):]
+    except BaseException:  # noqa: BLE001 - no result: the worker says how the child ended
+        traceback.print_exc()
+    finally:
+        os._exit(0)
+
+
+def _collect(pid: int, read: int, end: float) -> tuple[bytes, int | None]:
+    """What the child wrote and its wait status; status None when it ran past `end` (then its
+    process group is killed, and with its PID namespace every process it started)."""
+    chunks: list[bytes] = []
+    status: int | None = None
+    os.set_blocking(read, False)
+    try:
+        while True:
+            ready, _, _ = select.select([read], [], [], max(0.0, min(0.05, end - time.monotonic())))
+            eof = False
+            if ready:
+                eof = not _drain(read, chunks)
+            if status is None:
+                done, found = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    status = found
+            if status is not None and (eof or not ready):
+                _drain(read, chunks)
+                return b"".join(chunks), status
+            if time.monotonic() > end:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                return b"", None
+    finally:
+        os.close(read)
+
+
+def _drain(read: int, chunks: list[bytes]) -> bool:
+    """Read what is there; False at end of file."""
+    while True:
+        try:
+            chunk = os.read(read, 1 << 20)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        chunks.append(chunk)
+
+
+def _status_text(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        try:
+            return f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+        except ValueError:
+            return f"was killed by signal {os.WTERMSIG(status)}"
+    return f"exited with status {os.WEXITSTATUS(status)}"
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _guarded(func, language: str, path: str, gpu: str, *args):
@@ -132,6 +365,8 @@ class IsolatedFrontend:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._processes: list = []  # the worker's multiprocessing.Process, for its exit status
         self._log: str | None = None
+        # Per file (real path): each call that left processes running, and their command names.
+        self._left: dict[str, list[tuple[str, list[str]]]] = {}
 
     def _key(self, path: str, *more: str) -> str:
         """A cache key of `path`'s content and of the path itself (as given and resolved): the IR's
@@ -157,14 +392,22 @@ class IsolatedFrontend:
         return self._pool
 
     def _call(self, func, path: str, *args, what: str):
-        future = self._start().submit(_guarded, func, self.language, path, cuda_on_cpu.target_name(), *args)
-        done, _ = concurrent.futures.wait([future], timeout=self.timeout_s)
-        if not done:
+        limit = deadline.clamp(self.timeout_s)
+        cut = limit < self.timeout_s
+        late = UserCodeStopped(f"{what} did not finish in {limit:g} s (killed"
+                               f"{'; ' + deadline.text() + ' ran out' if cut else ''})", path=path,
+                               hint="the file may hang at import or while capturing the launch"
+                                    + ("; or give the diff more time (--timeout)" if cut else ""))
+        if limit <= 0:
+            raise late
+        future = self._start().submit(_through_server, func, self.language, path, cuda_on_cpu.target_name(),
+                                      time.monotonic() + limit, *args)
+        done, _ = concurrent.futures.wait([future], timeout=limit + _MARGIN_S)
+        if not done:  # the worker itself is stuck: it goes, and whatever it started with it
             self.close(kill=True)
-            raise UserCodeStopped(f"{what} did not finish in {self.timeout_s:g} s (killed)", path=path,
-                                  hint="the file may hang at import or while capturing the launch")
+            raise late
         try:
-            return future.result()
+            outcome = future.result()
         except BrokenProcessPool:
             how, log = self._death(), self._log_tail()
             self.close(kill=True)
@@ -175,6 +418,21 @@ class IsolatedFrontend:
             raise UserCodeStopped(f"{what}: the worker process {how} before it handed over its result"
                                   + (f"; its last output: {log.strip().splitlines()[-1][:300]}" if log.strip() else ""),
                                   path=path, hint="run the file alone with python to see what stops it") from None
+        kind = outcome[0]
+        if kind in ("ok", "raised", "failed") and outcome[2]:
+            self._left.setdefault(os.path.realpath(path), []).append((what, outcome[2]))
+        if kind == "ok":
+            return outcome[1]
+        if kind == "raised":
+            raise outcome[1]
+        if kind == "failed":
+            raise RuntimeError(f"{what}: {outcome[1]}")
+        if kind == "timeout":
+            raise late
+        log = self._log_tail().strip()
+        raise UserCodeStopped(f"{what}: the process that ran it {outcome[1]} before it handed over its result"
+                              + (f"; its last output: {log.splitlines()[-1][:300]}" if log else ""),
+                              path=path, hint="run the file alone with python to see what stops it")
 
     def _death(self) -> str:
         """How the worker ended: its exit status or the signal that killed it."""
@@ -229,7 +487,26 @@ class IsolatedFrontend:
             cache.put("migration", key, text)
         return json.loads(text)
 
-    def close(self, kill: bool = False) -> None:
+    def stage_findings(self, path: str, side: str | None = None) -> list[Finding]:
+        """An LC903 warning about `path` when a call on it left processes running (its import
+        started a daemon, ...): the sandbox ended them, the lowering stands. One finding naming
+        every such call."""
+        calls = self._left.get(os.path.realpath(path), [])
+        if not calls:
+            return []
+        names = [name for _, found in calls for name in found]
+        stages = "; ".join(f"{what}: {confine.describe(found)}" for what, found in calls)
+        return [Finding("LC903", f"{path} left processes running when lowercheck's "
+                        f"{'call on it was' if len(calls) == 1 else 'calls on it were'} done ({stages}); the "
+                        "sandbox ended them", side=side,
+                        witness={"processes": len(names), "commands": sorted(set(names)),
+                                 "stages": [what for what, _ in calls]},
+                        hint="wait for the processes the file starts, or start none when it is imported",
+                        evidence=str(Evidence.OBSERVED))]
+
+    def close(self, kill: bool = True) -> None:
+        """End the worker. Killed by default: it holds nothing to save (user code never ran in it,
+        its log goes), and an interpreter that imported torch and Triton takes a while to exit."""
         if self._pool is None:
             return
         if kill:
@@ -243,6 +520,18 @@ class IsolatedFrontend:
             except OSError:
                 pass
             self._log = None
+
+
+def _places(path: str) -> tuple[list[str], list[str]]:
+    """In the worker, the sandbox's places for a call on `path` (`confine.Box`): writable, a fresh
+    private temporary folder (removed after the call) and the tool caches; readable, the file's
+    folder (its package's root)."""
+    from lowercheck.runners.user_code import package_of
+
+    private = tempfile.mkdtemp(prefix="lowercheck-capture-")
+    caches = [os.environ[name] for name in CACHE_DIRS if os.environ.get(name)]
+    package = package_of(path)
+    return [private, *caches], [package[0] if package else os.path.dirname(os.path.realpath(path))]
 
 
 def _kill_session(process) -> None:

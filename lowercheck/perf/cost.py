@@ -62,7 +62,7 @@ class CostComparison:
 
     def to_json(self) -> dict[str, Any]:
         return {"device": self.target_key, "device_name": self.target.name, "sizes": self.sizes, "dtype": self.dtype,
-                "issued_ratio": self.issued_ratio,
+                "issued_ratio": self.issued_ratio, "summary": self.lines(),
                 **{name: {**c.to_json(), "occupancy": [o.to_json() for o in self.occupancy.get(name, ())],
                           "occupancy_note": self.occupancy_notes.get(name)} for name, c in self.sides.items()}}
 

@@ -344,7 +344,7 @@ def _runs(report) -> str:
 
     rows = ["<h2>Differential runs</h2><table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in RUN_COLUMNS) + "</tr>"]
     for run in report.runs:
-        cells = run_cells(run)
+        cells = run_cells(run.to_json())
         style = "" if run.status == "ok" else " style='background:#ffebee'"
         rows.append(f"<tr{style}>" + "".join(f"<td>{_e(cells[c])}</td>" for c in RUN_COLUMNS) + "</tr>")
     rows.append("</table>")

@@ -85,18 +85,20 @@ def render_finding(f: Finding) -> Text:
 RUN_COLUMNS = ("sizes", "status", "inputs", "max abs", "ulp", "oracle err s/t", "src s", "tgt s")
 
 
-def run_cells(run) -> dict[str, str]:
-    worst = max(run.outputs, key=lambda o: o.max_abs, default=None)
+def run_cells(run: dict[str, Any]) -> dict[str, str]:
+    """A run's row (`RunRecord.to_json()`) as the runs table shows it."""
+    worst = max(run["outputs"], key=lambda o: o["max_abs"], default=None)
     oracle = "-"
-    if worst is not None and worst.source_error is not None:
-        oracle = f"{worst.source_error:.2g}/{worst.target_error:.2g}"
-    return {"sizes": ",".join(f"{k}={v}" for k, v in run.sizes.items()), "inputs": run.inputs, "status": run.status,
-            "max abs": f"{worst.max_abs:.2g}" if worst else "-", "ulp": f"{worst.max_ulp:.3g}" if worst else "-",
-            "oracle err s/t": oracle, "src s": f"{run.wall_s.get('source', 0):.2f}",
-            "tgt s": f"{run.wall_s.get('target', 0):.2f}"}
+    if worst is not None and worst.get("source_error") is not None:
+        oracle = f"{worst['source_error']:.2g}/{worst['target_error']:.2g}"
+    wall = run.get("wall_s") or {}
+    return {"sizes": ",".join(f"{k}={v}" for k, v in run["sizes"].items()), "inputs": run["inputs"],
+            "status": run["status"], "max abs": f"{worst['max_abs']:.2g}" if worst else "-",
+            "ulp": f"{worst['max_ulp']:.3g}" if worst else "-", "oracle err s/t": oracle,
+            "src s": f"{wall.get('source', 0):.2f}", "tgt s": f"{wall.get('target', 0):.2f}"}
 
 
-def runs_table(runs, width: int) -> tuple[Table, list[str]]:
+def runs_table(runs: list[dict[str, Any]], width: int) -> tuple[Table, list[str]]:
     """The runs table with as many columns as fit `width` (in RUN_COLUMNS' order), and the ones left out.
     Only the sizes column may wrap, when even the first three do not fit."""
     rows = [run_cells(run) for run in runs]
@@ -112,10 +114,12 @@ def runs_table(runs, width: int) -> tuple[Table, list[str]]:
     return table, [c for c in RUN_COLUMNS if c not in chosen]
 
 
-def render(report, console: Console | None = None) -> None:
+def render(doc: dict[str, Any], console: Console | None = None) -> None:
+    """A diff's report from its JSON document (`Report.to_json()`, or one reused from the report
+    cache): the text is a view of the same data `--json` writes."""
     console = console or Console(highlight=False, soft_wrap=True)
-    for name, side in (("source", report.source), ("target", report.target)):
-        info = side.to_json()
+    for name in ("source", "target"):
+        info = doc[name]
         params = ", ".join(f"{p['name']}" + (f" ({p['variable']})" if p.get("variable") else "") + f":{p['role']}"
                            + (f"[{', '.join(p['shape'])}]" if p["shape"] else "") for p in info["params"])
         console.print(f"[bold]{name}[/bold] {escape(info['path'])}:{info['entry']} ({info['language']}) — "
@@ -124,40 +128,41 @@ def render(report, console: Console | None = None) -> None:
             console.print(f"  operators {escape(', '.join(info['operators']))}")
         else:
             console.print(f"  launches {escape(info['geometry'])}")
-    for note in report.notes:
+    for note in doc["notes"]:
         console.print(f"  note: {escape(note)}", style="dim")
-    if report.static_strength:
-        console.print(f"  static checks: {report.static_strength}", style="dim")
-        for check in report.static_checks:
-            detail = f" ({check.detail})" if check.detail and check.status != report.static_strength else ""
-            console.print(f"    {check.code} {check.title}: {check.status}{escape(detail)}", style="dim")
-        for side, lines in getattr(report, "dependence_words", {}).items():
+    if doc.get("static"):
+        console.print(f"  static checks: {doc['static']}", style="dim")
+        for check in doc.get("static_checks", ()):
+            detail = f" ({check['detail']})" if check["detail"] and check["status"] != doc["static"] else ""
+            console.print(f"    {check['code']} {check['title']}: {check['status']}{escape(detail)}", style="dim")
+        for side, lines in (doc.get("dependence_words") or {}).items():
             for line in lines:
                 console.print(f"  dependence ({side}): {escape(line)}", style="dim")
-    if getattr(report, "cost", None) is not None:
-        for line in report.cost.lines():
+    if doc.get("cost"):
+        for line in doc["cost"]["summary"]:
             console.print(f"  {escape(line)}", style="dim")
     console.print()
-    for finding in report.findings:
+    findings = [Finding.from_json(f) for f in doc["findings"]]
+    for finding in findings:
         console.print(render_finding(finding))
-    if report.runs:
-        table, dropped = runs_table(report.runs, console.width)
+    if doc["runs"]:
+        table, dropped = runs_table(doc["runs"], console.width)
         if dropped:
             console.print(f"  (to fit {console.width} columns the runs table leaves out: {', '.join(dropped)}; "
                           "--json has every figure)", style="dim")
         console.print(table)
         rules: dict[str, str] = {}
-        for run in report.runs:  # the rule that decided each output, as the largest normal run saw it
-            for o in run.outputs:
-                if run.inputs in ("normal", "rand01"):
-                    rules[o.name] = o.rule
+        for run in doc["runs"]:  # the rule that decided each output, as the largest normal run saw it
+            for o in run["outputs"]:
+                if run["inputs"] in ("normal", "rand01"):
+                    rules[o["name"]] = o["rule"]
         for name, rule in rules.items():
             console.print(f"  tolerance of `{escape(name)}`: {escape(rule)}", style="dim")
         console.print("  (max abs, ulp: target vs source, worst output; oracle err: each side against float64)",
                       style="dim")
-    counts = {}
-    for f in report.findings:
+    counts: dict[str, int] = {}
+    for f in findings:
         counts[f.level] = counts.get(f.level, 0) + 1
     summary = ", ".join(f"{n} {level}" for level, n in counts.items()) or "no findings"
-    console.print(Text.assemble(("verdict: ", "bold"), (report.verdict, _VERDICT_STYLE[report.verdict]),
-                                f" ({summary})"))
+    verdict = doc["verdict"]
+    console.print(Text.assemble(("verdict: ", "bold"), (verdict, _VERDICT_STYLE[verdict]), f" ({summary})"))

@@ -1,7 +1,9 @@
 """The child process of `lowercheck.runners.sandbox`: `python -m lowercheck.runners.child REQ RES`.
 
 It unpickles a `RunRequest` from REQ, runs the runner registered for its language, and pickles a
-`RunResult` to RES. Whatever the runner does wrong becomes a result, never an exception:
+`RunResult` to RES. Processes its run left running (`confine.left_behind`: a daemon the user's code
+started) are an event of that result (LC903). Whatever the runner does wrong becomes a result,
+never an exception:
 `MemoryError` -> error_kind "oom", `UserError` -> "user", `Unsupported` -> "runner" (a limit of
 the runner: inconclusive), anything else -> "crash" with the traceback's tail. A crash of the interpreter itself (a signal) leaves no RES; the parent reports it.
 """
@@ -16,7 +18,8 @@ import traceback
 from time import perf_counter
 
 from lowercheck.errors import Unsupported, UserError
-from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.runners import confine
+from lowercheck.runners.base import RunEvent, RunRequest, RunResult
 
 # language -> module with `run(request: RunRequest) -> RunResult`
 RUNNERS: dict[str, str] = {
@@ -85,12 +88,24 @@ def main(argv: list[str]) -> int:
     except BaseException:  # noqa: BLE001 - e.g. an unreadable request
         _save(RunResult(error=traceback.format_exc()[-_TRACEBACK_CHARS:], error_kind="crash"), result_path)
         return 0
+    seen: set[tuple[int, int]] = set()
     if isinstance(loaded, list):  # a batch: one result file per request, written as each finishes
         for index, request in enumerate(loaded):
-            _save(execute(request), f"{result_path}.{index}")
+            _save(_with_left_behind(execute(request), seen), f"{result_path}.{index}")
     else:
-        _save(execute(loaded), result_path)
+        _save(_with_left_behind(execute(loaded), seen), result_path)
     return 0
+
+
+def _with_left_behind(result: RunResult, seen: set[tuple[int, int]]) -> RunResult:
+    """`result`, with an LC903 event when the run left processes running that no earlier run of the
+    batch left (they keep running until the batch ends: a later run may use them)."""
+    names = confine.left_behind(seen)
+    if names:
+        result.events.append(RunEvent("LC903", f"its code left {confine.describe(names)} running when its run "
+                                      f"ended; the sandbox ended {'it' if len(names) == 1 else 'them'} with the batch",
+                                      where={"processes": len(names)}))
+    return result
 
 
 def _save(result: RunResult, path: str) -> None:

@@ -5,13 +5,20 @@ Starting a fresh interpreter per batch spends seconds importing torch and Triton
 kernel runs; a fork of a process that has imported them starts in milliseconds with the same
 modules. The child is what the sandbox always ran (`lowercheck.runners.child.main`), so isolation
 is unchanged: it runs in its own session (the sandbox kills its whole process group on a timeout),
-under the address-space limit, without core dumps, with stdout and stderr in the batch's log, and
-it dies with its server (PR_SET_PDEATHSIG).
+confined (`confine.enter`: Landlock, no capabilities, the address-space limit, no core dumps),
+with stdout and stderr in the batch's log, and it dies with its server (PR_SET_PDEATHSIG). The
+server makes the namespaces once, before its imports (`confine.hold`: the process started here
+waits outside as the watcher, its child serves as PID 1 of new PID, network and user namespaces),
+so that a batch costs one fork; when a child has exited, the server ends every process left in its
+namespace (`confine.sweep`) before it answers: a daemon the user's code started never outlives
+its batch.
 
 Protocol, one line each way per batch. The client writes a JSON object
-`{"request": PATH, "result": PATH, "log": PATH, "memory_mb": N | null, "env": {...}}` (the child's
+`{"request": PATH, "result": PATH, "log": PATH, "memory_mb": N | null, "env": {...}, "writable": [PATH, ...],
+"readable": [PATH, ...]}` (the sandbox's places, `confine.Box`; the child's
 whole environment: the server was started with the same one, up to `VOLATILE` variables); the server answers
-`started PID` once it has forked and `exited CODE` when the child is gone (CODE as Popen's
+`started PID` once it has forked (the child's PID as lowercheck's process numbers it, outside the
+namespace) and `exited CODE` when the child and whatever it left are gone (CODE as Popen's
 `returncode`: negative for a signal). The server exits at end of input, i.e. when its client closes
 the pipe or dies, and serves one batch at a time: the sandbox keeps a pool of servers per
 environment (`ForkServerPool`).
@@ -26,7 +33,6 @@ import ctypes
 import importlib
 import json
 import os
-import resource
 import select
 import signal
 import subprocess
@@ -48,15 +54,24 @@ def serve(language: str) -> int:
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)  # whatever an import prints must not reach the protocol pipe
+    from lowercheck.runners import confine
+
+    confine.hold()  # single-threaded still, before the imports: returns in PID 1, which serves
     _warm_up(language)
     for line in sys.stdin:
         job = json.loads(line)
+        read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
             protocol.close()
-            _child(job, devnull)  # never returns
-        protocol.write(f"started {pid}\n")
+            os.close(read)
+            _child(job, devnull, write)  # never returns
+        os.close(write)
+        outside = os.read(read, 32)
+        os.close(read)
+        protocol.write(f"started {int(outside) if outside.isdigit() else 0}\n")
         _, status = os.waitpid(pid, 0)
+        confine.sweep()  # what the batch left running goes before the next one starts
         protocol.write(f"exited {_returncode(status)}\n")
     return 0
 
@@ -73,22 +88,24 @@ def _warm_up(language: str) -> None:
         pass
 
 
-def _child(job: dict, devnull: int) -> None:
+def _child(job: dict, devnull: int, report: int) -> None:
     code = 1
     try:
+        os.write(report, str(_outside_pid()).encode())  # what lowercheck's process kills on a timeout
+        os.close(report)
         os.setsid()  # its own process group: the sandbox kills the whole group on a timeout
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(devnull, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        os.closerange(3, 1 << 16)  # the server's (the log's copy, devnull): the user's code gets 0, 1, 2 only
         os.environ.clear()
         os.environ.update(job["env"])
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if job["memory_mb"] is not None:
-            limit = job["memory_mb"] * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        from lowercheck.runners import child
+        from lowercheck.runners import child, confine
+
+        confine.enter(confine.Box(writable=tuple(job["writable"]), readable=tuple(job["readable"]),
+                                  memory_mb=job["memory_mb"]))
 
         code = child.main([job["request"], job["result"]])
     except BaseException:  # noqa: BLE001 - the parent reads the log's tail
@@ -99,6 +116,14 @@ def _child(job: dict, devnull: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)  # no interpreter shutdown: a runner's leftover threads must not keep it alive
+
+
+def _outside_pid() -> int:
+    """This process's PID outside the PID namespace: /proc is the one mounted there."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
 
 
 def _returncode(status: int) -> int:
@@ -123,8 +148,9 @@ class ForkServer:
         self.broken = False  # it broke the protocol or exited: never handed out again
 
     def start(self, request: Path, result: Path, log: Path, memory_mb: int | None,
-              env: dict[str, str]) -> ForkedChild:
-        job = {"request": str(request), "result": str(result), "log": str(log), "memory_mb": memory_mb, "env": env}
+              env: dict[str, str], writable: list[str], readable: list[str]) -> ForkedChild:
+        job = {"request": str(request), "result": str(result), "log": str(log), "memory_mb": memory_mb, "env": env,
+               "writable": writable, "readable": readable}
         try:
             self.process.stdin.write((json.dumps(job) + "\n").encode())
             self.process.stdin.flush()

@@ -3,11 +3,15 @@ lowercheck with it.
 
 The requests are pickled to a temporary folder and `lowercheck.runners.child` runs them in a child
 process forked by a fork server that has already imported the runner's heavy modules
-(`lowercheck.runners.forkserver`): in its own process group, under an address-space limit
-(RLIMIT_AS) and without core dumps. The caller always gets a `RunResult`; failures are in
+(`lowercheck.runners.forkserver`): in its own process group, in the sandbox (`confine`: no
+network, the batch's folder and the tool caches its only writable places, every process it starts
+killed with it), under an address-space limit (RLIMIT_AS) and without core dumps. Its results are
+read without trusting them (`handover`). The caller always gets a `RunResult`; failures are in
 `error`/`error_kind`:
 
-- "timeout": the child ran past `timeout_s` (its whole process group is killed);
+- "timeout": the child ran past `timeout_s`, or past the command's time limit (`deadline`); its
+  whole process tree is killed;
+- "deadline": not run, the command's time limit had passed (inconclusive, not the kernel's fault);
 - "oom": it ran out of memory under the limit (a `MemoryError`, or an allocator's abort);
 - "crash": an exception in the runner (with its traceback), or a signal / a missing result (with
   the signal's name and the tail of the child's output);
@@ -31,17 +35,11 @@ from time import perf_counter
 
 import numpy as np
 
+from lowercheck.runners import deadline, handover
+from lowercheck.runners.confine import CACHE_DIRS, REPO
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.forkserver import ForkedChild, ForkServer, ForkServerPool, ServerGone
 
-REPO = Path(__file__).resolve().parents[2]
-# Caches stay inside the checkout, never in ~ (the Makefile sets the same).
-CACHE_DIRS = {
-    "TRITON_CACHE_DIR": "triton",
-    "TRITON_HOME": "triton-home",
-    "JAX_COMPILATION_CACHE_DIR": "jax",
-    "XDG_CACHE_HOME": "xdg",
-}
 _OUTPUT_TAIL = 4000
 SERVERS = ForkServerPool()  # kept between batches; `stop_servers` ends them
 # Messages of allocators that abort instead of raising MemoryError.
@@ -68,6 +66,10 @@ def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
     the same limit again (a kernel that spins forever does at every size)."""
     results: list[RunResult] = []
     while len(results) < len(requests):
+        if deadline.spent():
+            results += [RunResult(error=f"not run: {deadline.text()} had passed", error_kind="deadline")
+                        for _ in requests[len(results):]]
+            break
         previous = results[-1] if results else None
         if previous is not None and previous.error_kind == "timeout":
             timed_out = _elements(requests[len(results) - 1])
@@ -104,21 +106,23 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     failure: RunResult | None = None
     code: int | None = None
     language, env = requests[0].language, child_environment(requests[0])
+    places = (sandbox_places(folder, env), user_folders(requests))
     server = SERVERS.take(language, env)
     try:
         try:
-            child = server.start(request_path, result_path, log_path, memory_mb, env)
+            child = server.start(request_path, result_path, log_path, memory_mb, env, *places)
         except ServerGone:  # an idle server that died meanwhile: once more, with a fresh one
             server.stop()
             server = ForkServer(language, env)
-            child = server.start(request_path, result_path, log_path, memory_mb, env)
+            child = server.start(request_path, result_path, log_path, memory_mb, env, *places)
         try:
-            code = _wait_per_request(child, result_path, len(requests), timeout_s, on_result)
+            code, limit = _wait_per_request(child, result_path, len(requests), timeout_s, on_result)
             if code is None:
                 _kill_group(child.pid)
                 child.wait()
-                failure = RunResult(error=f"the run did not finish in {timeout_s:g} s (killed)\n"
-                                    f"{_tail(log_path)}", error_kind="timeout", wall_s=timeout_s)
+                failure = RunResult(error=f"the run did not finish in {limit:g} s (killed"
+                                    f"{'; ' + deadline.text() + ' ran out' if limit < timeout_s else ''})\n"
+                                    f"{_tail(log_path)}", error_kind="timeout", wall_s=limit)
         finally:
             _kill_group(child.pid)  # grandchildren (compilers, worker pools) go too
         SERVERS.give_back(language, env, server)
@@ -130,19 +134,27 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
         path = Path(f"{result_path}.{index}")
         if not path.exists():
             break
-        with open(path, "rb") as handle:
-            done.append(pickle.load(handle))
+        try:
+            with open(path, "rb") as handle:
+                done.append(handover.load(handle))
+        except (handover.Forged, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as err:
+            # The user's code wrote it, not the runner: the side's fault, like a child that died.
+            failure = RunResult(error=f"the run handed over something that is not a result ({err})",
+                                error_kind="crash", wall_s=perf_counter() - start)
+            break
     if len(done) < len(requests) and failure is None:
         failure = _died(code if code is not None else -9, _tail(log_path), perf_counter() - start, memory_mb)
     return done, failure
 
 
 def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout_s: float,
-                      on_result: Callable[[int], None] | None = None) -> int | None:
-    """Wait for the child's exit status; None when one request ran past `timeout_s` (the clock
-    restarts whenever another result file appears; `on_result` hears of each)."""
+                      on_result: Callable[[int], None] | None = None) -> tuple[int | None, float]:
+    """Wait for the child's exit status, and the limit the last request had; None when one request
+    ran past `timeout_s` or the command's time limit (`deadline`; the clock restarts whenever
+    another result file appears; `on_result` hears of each)."""
     finished = 0
-    deadline = perf_counter() + timeout_s
+    limit = deadline.clamp(timeout_s)
+    end = perf_counter() + limit
     while True:
         try:
             code = child.wait(timeout=0.05)
@@ -153,11 +165,12 @@ def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout
             for index in range(finished, now_finished):
                 on_result(index)
         if code is not None:
-            return code
+            return code, limit
         if now_finished > finished:
-            finished, deadline = now_finished, perf_counter() + timeout_s
-        elif perf_counter() > deadline:
-            return None
+            limit = deadline.clamp(timeout_s)
+            finished, end = now_finished, perf_counter() + limit
+        elif perf_counter() > end:
+            return None, limit
 
 
 def stop_servers() -> None:
@@ -172,6 +185,25 @@ def child_environment(request: RunRequest) -> dict[str, str]:
     extra = request.options.get("env", {}) if isinstance(request.options, dict) else {}
     env.update({str(k): str(v) for k, v in extra.items()})
     return env
+
+
+def sandbox_places(folder: Path, env: dict[str, str]) -> list[str]:
+    """Where a batch's child may write: a private temporary folder inside the batch's folder
+    (first: its TMPDIR), the batch's folder (its result files) and the tool caches of `env`."""
+    return [str(folder / "tmp"), str(folder), *(env[name] for name in CACHE_DIRS if env.get(name))]
+
+
+def user_folders(requests: list[RunRequest]) -> list[str]:
+    """The folders of the user's files the requests name (what an import reads, in a home folder too)."""
+    from lowercheck.runners.user_code import package_of
+
+    found = []
+    for request in requests:
+        if request.path:
+            folder = os.path.dirname(os.path.realpath(request.path))
+            package = package_of(request.path)
+            found.append(package[0] if package else folder)
+    return list(dict.fromkeys(found))
 
 
 def _died(code: int, output: str, wall: float, memory_mb: int | None) -> RunResult:
@@ -193,6 +225,8 @@ def _died(code: int, output: str, wall: float, memory_mb: int | None) -> RunResu
 
 
 def _kill_group(pid: int) -> None:
+    if pid <= 1:  # unknown (the server could not say): never our own group nor every process
+        return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -170,3 +170,69 @@ def test_a_front_end_worker_ends_with_the_process_that_started_it(tmp_path: Path
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(alive(p) for p in pids), f"front-end workers {pids} outlived their parent"
+
+
+# --- what a front-end call leaves behind, and what it can reach ----------------------------------
+
+DAEMON_PRELUDE = """import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(os.path.join(os.environ["XDG_CACHE_HOME"], "daemon"), "w") as out:
+            out.write(os.readlink("/proc/self"))
+        os.execvp("sleep", ["sleep", "600"])
+    os._exit(0)
+os.wait()
+while not os.path.exists(os.path.join(os.environ["XDG_CACHE_HOME"], "daemon")):
+    time.sleep(0.01)
+time.sleep(0.1)
+"""
+
+FDS_PRELUDE = """import os
+raise RuntimeError("descriptors: " + " ".join(sorted(os.listdir("/proc/self/fd"))))
+"""
+
+
+def test_a_daemon_started_at_import_is_a_warning_and_ends_with_its_call(tmp_path: Path, monkeypatch) -> None:
+    """The front end's call on the file returns its entries (the port is fine), and the daemon its
+    import started is an LC903 warning about that side, ended before the next call."""
+    from lowercheck.frontends.isolated import IsolatedFrontend
+
+    port = tmp_path / "daemon.py"
+    port.write_text(_with_import_prelude(DAEMON_PRELUDE))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a tool cache: writable in the sandbox
+    monkeypatch.setenv("LOWERCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    frontend = IsolatedFrontend("triton")
+    try:
+        assert "vadd" in [c.name for c in frontend.entries(str(port))]
+        (finding,) = frontend.stage_findings(str(port), "target")
+    finally:
+        frontend.close()
+    assert finding.code == "LC903" and finding.side == "target" and str(finding.level) == "warning"
+    assert f"reading {port}: 1 process (sleep)" in finding.message and finding.witness["commands"] == ["sleep"]
+    daemon = int((tmp_path / "daemon").read_text())
+    assert not Path(f"/proc/{daemon}").exists() or "Z" in Path(f"/proc/{daemon}/stat").read_text().rsplit(")")[1][:3]
+
+
+def test_a_front_end_call_holds_no_descriptor_but_stdio_and_its_result_pipe(tmp_path: Path, monkeypatch) -> None:
+    """A pipe the call inherited (the worker's queues to lowercheck, the call server's) could carry
+    a forged message past the result's check: the call's process has none."""
+    from lowercheck.errors import LowercheckError
+    from lowercheck.frontends.isolated import IsolatedFrontend
+
+    port = tmp_path / "fds.py"
+    port.write_text(_with_import_prelude(FDS_PRELUDE))
+    monkeypatch.setenv("LOWERCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    frontend = IsolatedFrontend("triton")
+    try:
+        with pytest.raises(LowercheckError) as raised:
+            frontend.entries(str(port))
+    finally:
+        frontend.close()
+    text = raised.value.render()
+    assert "descriptors: " in text, text
+    # 0, 1, 2, the result pipe, and the folder listdir itself opened
+    import itertools
+
+    descriptors = list(itertools.takewhile(str.isdigit, text.split("descriptors: ")[1].split()))
+    assert {"0", "1", "2"} <= set(descriptors) and len(descriptors) <= 5, text

@@ -17,7 +17,7 @@ PAIR = [str(ROOT / "corpus/vector_add/vadd.cu"), str(ROOT / "corpus/vector_add/v
 
 def _runs():
     return [RunRecord(sizes={"rows": 1000, "cols": 4099}, inputs="normal", status="different", outputs=[],
-                      wall_s={"source": 1.5, "target": 0.25})]
+                      wall_s={"source": 1.5, "target": 0.25}).to_json()]
 
 
 def test_wide_terminal_keeps_every_column():

@@ -31,9 +31,12 @@ def processes(**options) -> dict[str, int]:
 
 
 def test_the_child_is_forked_from_a_warmed_up_server():
+    """The server forks the child (its own process group: a timeout kills all of it), which runs
+    the request in the PID namespace the server holds (`confine.hold`): one fork per batch."""
     seen = processes()
     assert seen["warmed_in"] == seen["parent"] != os.getpid()
-    assert seen["group"] == seen["pid"]  # its own process group: a timeout kills all of it
+    assert seen["group"] == seen["pid"]
+    assert seen["pid_inside"] != seen["pid"]  # numbered inside a PID namespace
 
 
 def test_the_next_batch_reuses_the_server():
@@ -67,8 +70,9 @@ def test_one_batch_runs_in_one_child():
 def test_a_server_that_dies_takes_its_child_along_and_the_run_fails(tmp_path: Path):
     pidfile = tmp_path / "pids"
     outcome = {}
-    thread = threading.Thread(target=lambda: outcome.update(result=run_isolated(
-        fake("sleep", pidfile=str(pidfile)), timeout_s=120)))
+    request = fake("sleep", pidfile=str(pidfile))
+    request.options["env"]["XDG_CACHE_HOME"] = str(tmp_path)  # a cache: writable in the sandbox
+    thread = threading.Thread(target=lambda: outcome.update(result=run_isolated(request, timeout_s=120)))
     thread.start()
     deadline = time.monotonic() + 60
     while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:

@@ -244,9 +244,10 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
 
 def _raise_parse_error(path: str | os.PathLike) -> None:
     """For a file without a launcher that parses: clang's own error in the launchers that do not
-    parse (else in any function), instead of "no launcher"; nothing when everything parsed."""
+    parse (else in any function, else anywhere in the file), instead of "no launcher"; nothing when
+    everything parsed."""
     error = parse.deferred_error(path, [launcher.fn for launcher in _launchers(path, with_errors=True)]
-                                 or parse.errored_functions(path))
+                                 or parse.errored_functions(path)) or parse.first_error(path)
     if error is not None:
         raise error
 
@@ -287,24 +288,25 @@ def _resolve(path: str | os.PathLike, entry: str | None) -> ci.Cursor:
             return launchers[0].fn
         if not launchers:
             _raise_parse_error(path)
-            raise UserError(f"{path} has no host function that launches a kernel",
+            raise UserError(f"{path} has no host function that launches a kernel", SourceLocation(str(path), 1),
                             hint="add a launcher, e.g. `void launch(float* x, int n) { "
                                  "k<<<(n + 255) / 256, 256>>>(x, n); }`")
         called = parse.forward_calls(path) if str(path).endswith(".py") else set()
         run = [n for n in names if n in called]
         if len(run) == 1:  # the one a KernelBench file's `forward` calls
             return launchers[names.index(run[0])].fn
-        raise UserError(f"{path} has several launchers: {', '.join(names)}",
+        raise UserError(f"{path} has several launchers: {', '.join(names)}", parse.location(launchers[0].fn, str(path)),
                         hint=f"name one: `{path}:{names[0]}`")
     for launcher in _launchers(path, every_instance=True):
         if launcher.name == entry:
             return launcher.fn
     tu = parse.translation_unit(path)
-    if any(fn.spelling == entry and parse.is_kernel(fn) for fn in parse.function_definitions(tu)):
-        raise UserError(f"`{entry}` in {path} is a kernel, not a host launcher",
+    kernel = next((fn for fn in parse.function_definitions(tu) if fn.spelling == entry and parse.is_kernel(fn)), None)
+    if kernel is not None:
+        raise UserError(f"`{entry}` in {path} is a kernel, not a host launcher", parse.location(kernel, str(path)),
                         hint=f"name the host function that launches it: {', '.join(names) or 'none'}")
     instances = [launcher.name for launcher in _launchers(path, every_instance=True) if launcher.name not in names]
-    raise UserError(f"{path} has no launcher named `{entry}`",
+    raise UserError(f"{path} has no launcher named `{entry}`", SourceLocation(str(path), 1),
                     hint=f"launchers in the file: {', '.join(names) or 'none'}"
                          + (f"; other instances of its launcher templates: {', '.join(instances)}" if instances else ""))
 

@@ -127,6 +127,18 @@ class _Parsed:
     folders: list[Path] = field(default_factory=list)  # the project's include folders found
     # launcher templates' instances and their instantiated definitions (`instances.py`)
     instances: list[tuple[Instance, ci.Cursor]] = field(default_factory=list)
+    headers: dict[str, float] = field(default_factory=dict)  # each included file on disk -> its mtime
+
+    def current(self, mtime: float) -> bool:
+        """Still what parsing the file would give: neither it nor a header it includes changed."""
+        return self.mtime == mtime and all(_mtime(h) == m for h, m in self.headers.items())
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
 
 
 _TU_CACHE: dict[str, _Parsed] = {}
@@ -219,14 +231,23 @@ def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
     return _parse(path).tu
 
 
+def included_files(path: str | os.PathLike) -> list[str]:
+    """The files on disk the parse of `path` read besides it: the headers it includes (directly or
+    not), not the empty stand-ins nor lowercheck's own models."""
+    tu = translation_unit(path)
+    found = {os.path.realpath(i.include.name) for i in tu.get_includes() if i.include is not None}
+    ours = str(SHIM.parent) + os.sep
+    return sorted(f for f in found if not f.startswith((_VIRTUAL_INCLUDE, ours)) and os.path.isfile(f))
+
+
 def _parse(path: str | os.PathLike) -> _Parsed:
     file = Path(path)
     if not file.is_file():
-        raise UserError(f"no such file: {file}", hint="check the path of the CUDA source")
+        raise UserError(f"no such file: {file}", SourceLocation(str(file), 1), hint="check the path of the CUDA source")
     key = str(file.resolve())
     mtime = file.stat().st_mtime
     cached = _TU_CACHE.get(key)
-    if cached and cached.mtime == mtime:
+    if cached and cached.current(mtime):
         return cached
     unsaved = [(f"{_VIRTUAL_INCLUDE}/{name}", "") for name in _EMPTY_HEADERS]
     parsed = key
@@ -255,9 +276,11 @@ def _parse(path: str | os.PathLike) -> _Parsed:
             tu = _index().parse(parsed, args=_args(folders, lenient=True), unsaved_files=unsaved)
         tu, found = _with_instances(tu, parsed, source, folders, unsaved, lenient)
     except ci.TranslationUnitLoadError as err:
-        raise UserError(f"clang could not parse {file}: {err}") from None
+        raise UserError(f"clang could not parse {file}: {err}", SourceLocation(str(file), 1)) from None
     deferred = _check_errors(tu, str(file), stubbed)
-    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders, found)
+    headers = {os.path.realpath(i.include.name): _mtime(i.include.name) for i in tu.get_includes()
+               if i.include is not None and os.path.isfile(i.include.name)}
+    _TU_CACHE[key] = result = _Parsed(mtime, tu, stubbed, deferred, folders, found, headers)
     return result
 
 
@@ -451,6 +474,14 @@ def errored_functions(path: str | os.PathLike) -> list[ci.Cursor]:
     """The main file's function definitions that hold a clang error (kept for `deferred_error`)."""
     parsed = _parse(path)
     return [fn for fn in function_definitions(parsed.tu) if _errors_in(parsed, fn)]
+
+
+def first_error(path: str | os.PathLike) -> UserError | Unsupported | None:
+    """The main file's first kept clang error, wherever it is: what a file without a launcher
+    shows instead of "no entry point" (a file cut short lost its launcher and broke a function)."""
+    parsed = _parse(path)
+    inside = [d for d in parsed.deferred if d.location.file is not None and d.location.file.name == parsed.tu.spelling]
+    return _error(inside[0], len(inside), str(path), parsed.stubbed) if inside else None
 
 
 def source_notes(path: str | os.PathLike) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from lowercheck.spec import constructed
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
+from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg, definition
 from lowercheck.frontends.pallas.source import user_line
 
 # Calls whose inner jaxpr is inlined (jax.jit inside the entry, custom derivatives).
@@ -97,7 +97,7 @@ def capture(fn: Callable, path: str, binding: Binding) -> Capture:
                 arrays[name] = jax.ShapeDtypeStruct(tuple(_size(d, binding) for d in item.shape), _dtype(item.dtype))
             values[pname] = tuple(constructed(item.value, fn) if isinstance(item, ValueArg) else None for item in arg.items)
         elif param.default is inspect.Parameter.empty:
-            raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
+            raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`", definition(fn),
                             hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
     names = list(arrays)
     items = {n for found in tuples.values() for n in found if n is not None}

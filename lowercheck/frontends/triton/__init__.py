@@ -37,7 +37,8 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
 def warm_up() -> None:
     """Import what `entries` and `lower` will need (torch, Triton, fake tensors, the IR), so a worker
     process can do it while the main process works on the other side."""
-    import torch._subclasses.fake_tensor  # noqa: F401 - imports torch._dynamo, the slowest part
+    import torch._dynamo.source  # noqa: F401 - the capture's ShapeEnv needs torch._dynamo, the slowest part
+    import torch._subclasses.fake_tensor  # noqa: F401
     import triton  # noqa: F401
 
     from lowercheck import ir

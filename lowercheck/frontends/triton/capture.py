@@ -19,6 +19,7 @@ captured once more with each launch also run, in Triton's interpreter, on those 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import os
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from lowercheck.spec import constructed
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
 from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
-from lowercheck.frontends.base import user_frame
+from lowercheck.frontends.base import definition, user_frame
 from lowercheck.frontends.triton.source import jit_function
 
 # Size hints: > 1, no multiple of 16, all distinct (so no two sizes look equal to torch).
@@ -81,8 +82,10 @@ class Capture:
 
 
 def _extent_value(text: str, size: Callable[[str | int], Any]) -> Any:
-    """The value of an extent expression over the sizes (integers, names, +, -, *, //), each name's
-    value from `size` (a SymInt when the capture is symbolic)."""
+    """The value of an extent expression over the sizes (integers, names, +, -, *, //, and the
+    `floor(a/b)` and `ceiling(a/b)` of an extent inferred from the other side's guards), each
+    name's value from `size` (a SymInt when the capture is symbolic). A spec's extents are checked
+    when it is read (`spec.load`), so one this cannot read is an inferred one: inconclusive."""
     import ast
 
     def value(node: ast.AST) -> Any:
@@ -90,16 +93,24 @@ def _extent_value(text: str, size: Callable[[str | int], Any]) -> Any:
             return node.value
         if isinstance(node, ast.Name):
             return size(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
             left, right = value(node.left), value(node.right)
             return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right,
                     ast.Mult: lambda: left * right, ast.FloorDiv: lambda: left // right}[type(node.op)]()
-        raise UserError(f"cannot read the extent `{text}`", hint="write extents with sizes, integers, + and *")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("floor", "ceiling") \
+                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Div):
+            left, right = value(node.args[0].left), value(node.args[0].right)
+            return left // right if node.func.id == "floor" else -(-left // right)
+        raise Unsupported(f"the extent `{text}` is beyond what the capture reads (sizes, integers, +, -, *, //, "
+                          "floor and ceiling of a division)", hint="give the argument's shape in a spec")
 
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
-        raise UserError(f"cannot read the extent `{text}`", hint="write extents with sizes, integers, + and *") from None
+        raise Unsupported(f"the extent `{text}` is beyond what the capture reads",
+                          hint="give the argument's shape in a spec") from None
     return value(tree.body)
 
 
@@ -136,15 +147,30 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
         return captured
 
 
+@functools.cache
+def _capture_shape_env() -> type:
+    """A ShapeEnv that records no Python frame for its symbols and guards: finding the user's frame
+    imports, once, the list of torch's own files (torch.export, torch._inductor, custom ops: 0.6 s of a
+    cold capture, issue 19's profile) for locations that only label torch's own guard logs."""
+    from torch._guards import SLoc
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    class CaptureShapeEnv(ShapeEnv):
+        def _get_stack_summary(self, is_debug: bool = False, framework_loc: str | None = None):
+            return SLoc(framework_loc or "lowercheck's capture", None), ""
+
+    return CaptureShapeEnv
+
+
 def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None, data: bool,
              run_kernels: bool = False) -> Capture:
     import torch
-    from torch._dynamo.source import ConstantSource  # FakeTensorMode imports torch._dynamo anyway
+    from torch._dynamo.source import ConstantSource  # a ShapeEnv imports torch._dynamo anyway
     from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
+    from torch.fx.experimental.symbolic_shapes import DimDynamic
 
     is_symbolic = binding.sizes is None
-    env = ShapeEnv(duck_shape=False) if is_symbolic else None
+    env = _capture_shape_env()(duck_shape=False) if is_symbolic else None
     mode = contextlib.nullcontext() if data else FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
     if data:
         torch.manual_seed(0)
@@ -160,7 +186,7 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
             return _extent_value(name, size)
         if not is_symbolic:
             if name not in binding.sizes:
-                raise UserError(f"no value for size `{name}`", hint="give every size a value")
+                raise UserError(f"no value for size `{name}`", definition(fn), hint="give every size a value")
             sizes[name] = int(binding.sizes[name])
             return sizes[name]
         hint = _HINTS[len(sizes) % len(_HINTS)] + 64 * (len(sizes) // len(_HINTS))
@@ -202,7 +228,7 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
             elif param.default is not inspect.Parameter.empty:
                 continue
             else:
-                raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`",
+                raise UserError(f"no binding for parameter `{pname}` of `{fn.__name__}`", definition(fn),
                                 hint="bind every parameter: a tensor (shape, dtype), a size or a scalar")
 
     launches: list[Launch] = []

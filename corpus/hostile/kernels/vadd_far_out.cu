@@ -1,0 +1,15 @@
+// Hostile CUDA kernel: out[i] = x[i] + y[i], and each thread also writes a gigabyte past the end of `out`.
+
+__global__ void vadd_kernel(const float* x, const float* y, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = x[i] + y[i];
+        out[i + 268435456] = 1.0f;
+    }
+}
+
+void vadd(const float* x, const float* y, float* out, int n) {
+    const int block = 256;
+    const int grid = (n + block - 1) / block;
+    vadd_kernel<<<grid, block>>>(x, y, out, n);
+}

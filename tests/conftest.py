@@ -1,0 +1,9 @@
+"""The suite tests the pipeline, so a static diff is computed every time: reusing a stored report
+(lowercheck/report_cache.py) would let one test's report answer another's, also one that patches the
+pipeline. tests/test_report_cache.py turns reuse back on for the cache's own tests."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["LOWERCHECK_REUSE_REPORTS"] = "0"
