@@ -34,10 +34,15 @@ def tool_digest() -> str:
     return digest.hexdigest()
 
 
+# The packages whose versions change what a lowering or a comparison gives.
+PACKAGES = ("triton", "torch", "xdsl", "libclang", "islpy", "jax", "numpy", "sympy")
+
+
 @cache
-def _versions() -> str:
+def versions() -> str:
+    """lowercheck's sources and the versions of the packages it wraps: part of every cache key."""
     found = [tool_digest()]
-    for package in ("triton", "torch", "xdsl"):
+    for package in PACKAGES:
         try:
             found.append(f"{package}={metadata.version(package)}")
         except metadata.PackageNotFoundError:
@@ -55,7 +60,7 @@ def python_dependencies(path: str) -> list[Path]:
 def source_digest(path: str) -> str:
     """A digest of `python_dependencies(path)` and the tools: the key of what its lowering gave."""
     file = Path(path).resolve()
-    digest = hashlib.sha256(f"{__version__};{_versions()};{file.name}".encode())
+    digest = hashlib.sha256(f"{__version__};{versions()};{file.name}".encode())
     for sibling in python_dependencies(path):
         try:
             digest.update(sibling.name.encode() + b"\0" + sibling.read_bytes() + b"\0")

@@ -56,6 +56,7 @@ from lowercheck.lowering import (
     extract_accesses,
     resolve_entry,
     source_notes,
+    stage_findings,
     typed,
     typed_sizes,
 )
@@ -264,9 +265,7 @@ def _diff(options: DiffOptions) -> Report:
         outputs = [(t, s) for s, t in outputs]
     report = Report(sides["source"], sides["target"], notes=notes)
     for name in ("source", "target"):  # processes the file's import or capture left running (LC903)
-        frontend = frontend_for(paths[name])
-        if hasattr(frontend, "stage_findings"):
-            report.findings += frontend.stage_findings(paths[name], name)
+        report.findings += stage_findings(frontend_for(paths[name]), paths[name], name)
     notes += [f"the source's `{s}` and the target's `{t}` start at zero in the runs: one side accumulates into "
               "its buffer, the other returns the result (a caller zeroes an accumulator)"
               for s, t in zeroed_accumulators(sides["source"], sides["target"], correspondence, is_argument).items()]

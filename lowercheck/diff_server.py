@@ -24,9 +24,9 @@ import threading
 
 def serve() -> int:
     from lowercheck.cli import main
-    from lowercheck.frontends.isolated import _exit_with_parent
+    from lowercheck.frontends.isolated import exit_with_parent
 
-    _exit_with_parent(os.getppid())  # its own session keeps it out of a kill of its parent's group
+    exit_with_parent(os.getppid())  # its own session keeps it out of a kill of its parent's group
     os.environ.setdefault("COLUMNS", "200")
     for line in sys.stdin:
         argv = json.loads(line)
@@ -34,6 +34,26 @@ def serve() -> int:
             code = main(argv, keep_workers=True)
         print(json.dumps({"exit": code}), flush=True)
     return 0
+
+
+def exchange(process: subprocess.Popen, argv: list[str], limit_s: float) -> tuple[dict | None, str]:
+    """Send one command line to a server `process` (this protocol, or another server's with the
+    same framing) and read its one-line JSON answer: (the answer, "") or (None, why: the server died
+    or did not answer within `limit_s`)."""
+    answer: list[str] = []
+    reader = threading.Thread(target=lambda: answer.append(process.stdout.readline()), daemon=True)
+    try:
+        process.stdin.write(json.dumps(argv) + "\n")
+        process.stdin.flush()
+    except BrokenPipeError:
+        return None, "the server died"
+    reader.start()
+    reader.join(limit_s)
+    if reader.is_alive():
+        return None, "no answer within the limit"
+    if not answer or not answer[0].strip():
+        return None, "the server died"
+    return json.loads(answer[0]), ""
 
 
 class DiffServer:
@@ -50,21 +70,11 @@ class DiffServer:
         return self._process
 
     def run(self, argv: list[str], timeout_s: float) -> int | None:
-        process = self._start()
-        answer: list[str] = []
-        reader = threading.Thread(target=lambda: answer.append(process.stdout.readline()), daemon=True)
-        try:
-            process.stdin.write(json.dumps(argv) + "\n")
-            process.stdin.flush()
-        except BrokenPipeError:
-            self.close()
-            return None
-        reader.start()
-        reader.join(timeout_s)
-        if reader.is_alive() or not answer or not answer[0].strip():
+        doc, _ = exchange(self._start(), argv, timeout_s)
+        if doc is None:
             self.close()  # overran or died: the next command starts a fresh server
             return None
-        return int(json.loads(answer[0])["exit"])
+        return int(doc["exit"])
 
     def close(self) -> None:
         if self._process is None:

@@ -51,6 +51,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from lowercheck.diff_server import exchange
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
 WORK = ROOT / ".cache" / "fuzz"
@@ -204,8 +206,7 @@ def _identifier(rng: random.Random, draft: Draft, role: str) -> str:
     hit = rng.choice(found)
     others = sorted({m.group() for m in found} - {hit.group()})
     new = rng.choice(others) if others and rng.random() < 0.6 else hit.group() + b"_x"
-    path.write_bytes(data[:hit.start()] + new + data[hit.end():])
-    return f"`{hit.group().decode()}` -> `{new.decode()}` at line {_line_at(data, hit.start())}"
+    return _substitute(path, data, hit, new)
 
 
 _NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.])")
@@ -220,6 +221,11 @@ def _constant(rng: random.Random, draft: Draft, role: str) -> str:
         return "no constant"
     hit = rng.choice(found)
     new = rng.choice([c for c in _ABSURD_CONSTANTS if c.encode() != hit.group()]).encode()
+    return _substitute(path, data, hit, new)
+
+
+def _substitute(path: Path, data: bytes, hit: re.Match, new: bytes) -> str:
+    """`path` holding `data` with the match `hit` replaced by `new`; what was done, in words."""
     path.write_bytes(data[:hit.start()] + new + data[hit.end():])
     return f"`{hit.group().decode()}` -> `{new.decode()}` at line {_line_at(data, hit.start())}"
 
@@ -527,20 +533,10 @@ class Server:
     def run(self, argv: list[str], limit_s: float) -> tuple[int | None, str, str]:
         process = self._start()
         self.commands += 1
-        answer: list[str] = []
-        reader = threading.Thread(target=lambda: answer.append(process.stdout.readline()), daemon=True)
-        try:
-            process.stdin.write(json.dumps(argv) + "\n")
-            process.stdin.flush()
-        except BrokenPipeError:
+        doc, why = exchange(process, argv, limit_s)
+        if doc is None:
             self.kill()
-            return None, "", "the server died"
-        reader.start()
-        reader.join(limit_s)
-        if reader.is_alive() or not answer or not answer[0].strip():
-            self.kill()
-            return None, "", "no answer within the limit" if reader.is_alive() else "the server died"
-        doc = json.loads(answer[0])
+            return None, "", why
         return doc["exit"], doc["stdout"], doc["stderr"]
 
     def kill(self) -> list[str]:

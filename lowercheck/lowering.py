@@ -211,7 +211,7 @@ def lower_file(file_arg: str, spec: Spec, emit: str = "ir") -> ModuleOp:
         _check_launches(module, next(c for c in candidates if c.name == entry), sizes)
     for note in source_notes(frontend, path):
         print(f"note: {note}", file=sys.stderr)
-    for finding in getattr(frontend, "stage_findings", lambda _: [])(path):  # processes it left (LC903)
+    for finding in stage_findings(frontend, path):
         print(f"{finding.level}[{finding.code}]: {finding.message}", file=sys.stderr)
     return extract_accesses(module) if emit == "access" else module
 
@@ -273,6 +273,13 @@ def _check_launches(module: ModuleOp, candidate: EntryCandidate, sizes: dict[str
                           f"{', '.join(f'{k}={v}' for k, v in sizes.items())}: the values that choose them are not "
                           "the ones its callers pass", candidate.location,
                           hint="give those values in a spec ([args.NAME] value = ..., or [sizes])")
+
+
+def stage_findings(frontend, path: str, side: str | None = None) -> list:
+    """What running `path`'s code in the front end's sandbox showed (LC903: processes it left
+    running); none for a front end that runs no user code (CUDA)."""
+    found = getattr(frontend, "stage_findings", None)
+    return list(found(path, side)) if callable(found) else []
 
 
 def source_notes(frontend, path: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 A static diff (`--no-run`) is a function of the two files, of what their lowering read (the headers a
 CUDA file includes, the Python files beside a Python side), of the spec, of the options and of the
-tools (lowercheck's own sources and the versions of Triton, torch, xDSL, libclang, isl). So, as
+tools (lowercheck's own sources and the versions of `cache.PACKAGES`). So, as
 ccache's direct mode does, a report is stored under a key made of the command's options and the
 tools, together with a manifest of every file it depends on and that file's SHA-256; it is reused
 only while every file of the manifest still has its digest, and then costs no import of torch,
@@ -21,7 +21,6 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from importlib import metadata
 from pathlib import Path
 
 from lowercheck import cache
@@ -35,7 +34,6 @@ _ENV_PREFIXES = ("LOWERCHECK_", "TRITON_", "JAX_", "XLA_")
 # (the device target: the key has `gpu`), so a second diff in one process keys as the first did.
 _ENV_IGNORED = ("LOWERCHECK_CACHE_DIR", "TRITON_CACHE_DIR", "TRITON_HOME", "JAX_COMPILATION_CACHE_DIR",
                 "LOWERCHECK_DEVICE_TARGET", "LOWERCHECK_REUSE_REPORTS")
-_PACKAGES = ("libclang", "islpy", "jax", "numpy", "sympy")
 
 
 def key(sides: Iterable[str], options: dict) -> str:
@@ -45,7 +43,7 @@ def key(sides: Iterable[str], options: dict) -> str:
     environment = {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES) and k not in _ENV_IGNORED}
     # the working folder too: the report shows paths relative to it
     return cache.key("report", list(sides), sorted(options.items()), sorted(environment.items()), os.getcwd(),
-                     cache._versions(), _more_versions(), sys.version)
+                     cache.versions(), sys.version)
 
 
 def lookup(digest: str) -> dict | None:
@@ -112,13 +110,3 @@ def _listing_digest(folder: str) -> str:
     """The names of the Python files in `folder` (`cache.python_dependencies`' rule)."""
     names = sorted(p.name for p in Path(folder).glob("*.py"))
     return hashlib.sha256("\0".join(names).encode()).hexdigest()
-
-
-def _more_versions() -> list[str]:
-    found = []
-    for package in _PACKAGES:
-        try:
-            found.append(f"{package}={metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{package}=none")
-    return found

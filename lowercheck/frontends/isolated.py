@@ -71,7 +71,7 @@ def _init(language: str, memory_mb: int, log_path: str, parent: int) -> None:
     for name, sub in CACHE_DIRS.items():  # inside the checkout, and writable in the sandbox
         os.environ.setdefault(name, str(REPO / ".cache" / sub))
     _start_call_server(language, os.getpid())  # before any thread of this worker
-    _exit_with_parent(parent)
+    exit_with_parent(parent)
 
 
 def _start_call_server(language: str, worker: int) -> None:
@@ -166,7 +166,7 @@ def _close_all_but(*keep: int) -> None:
     os.closerange(low, 1 << 16)
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """End this worker when `parent`, the process that started it, is gone (also when it was gone
     before this worker got here): its own session keeps it out of
     a kill of lowercheck's process group (a `lowercheck corpus` server stopped on a timeout), and no

@@ -234,10 +234,8 @@ def translation_unit(path: str | os.PathLike) -> ci.TranslationUnit:
 def included_files(path: str | os.PathLike) -> list[str]:
     """The files on disk the parse of `path` read besides it: the headers it includes (directly or
     not), not the empty stand-ins nor lowercheck's own models."""
-    tu = translation_unit(path)
-    found = {os.path.realpath(i.include.name) for i in tu.get_includes() if i.include is not None}
     ours = str(SHIM.parent) + os.sep
-    return sorted(f for f in found if not f.startswith((_VIRTUAL_INCLUDE, ours)) and os.path.isfile(f))
+    return sorted(f for f in _parse(path).headers if not f.startswith(ours))
 
 
 def _parse(path: str | os.PathLike) -> _Parsed:
