@@ -10,7 +10,7 @@ export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
 export TRITON_DEFAULT_FP_FUSION := 1
 
-.PHONY: install demo test bench docs clean detection realworld realpairs audit profile fuzz
+.PHONY: install demo test bench docs clean detection realworld realpairs audit profile fuzz corpus hostile
 
 install: $(STAMP)
 
@@ -40,6 +40,15 @@ profile: $(STAMP)
 # the command exits 1 while a seeded bug is missed: the report is written either way.
 detection: $(STAMP)
 	-$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
+
+# Every case of corpus/*/expected.toml against its verdict and codes (`make test` runs a cover: in
+# each folder one case of each verdict and mode, and every expected code once).
+corpus: $(STAMP)
+	CORPUS=all $(PY) -m pytest -q -n 2 tests/test_corpus.py
+
+# Every case of corpus/hostile (`make test` leaves out all but one of those that wait out a time limit).
+hostile: $(STAMP)
+	HOSTILE=all $(PY) -m pytest -q -n 2 tests/test_hostile.py
 
 # Real kernels of pinned packages (DeepSpeed's CUDA, liger-kernel's Triton, jax's Pallas ops), fetched
 # into .cache/realworld, each lowered with `lowercheck lower`; the table goes to docs/realworld.md.

@@ -1,11 +1,13 @@
 """The arguments of both sides for one run (a stage of `diff`, shared by the differential runs,
 the observed dependences and the native benchmark): the same input values on both sides, outputs
-poisoned, index inputs inside what they index, and the `RunRequest` each side's runner receives."""
+poisoned, index inputs inside what they index, and the `RunRequest` each side's runner receives.
+Buffers are recipes (`runners.draws.Draw`) that the sandboxed child makes."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -13,11 +15,10 @@ import numpy as np
 
 from lowercheck import ir, symbolic
 from lowercheck.bind import dtype_name, zeroed_accumulators
-from lowercheck.compare import inputs
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import UserError
-from lowercheck.runners import poison
 from lowercheck.runners.base import RunRequest
+from lowercheck.runners.draws import Draw
 
 if TYPE_CHECKING:
     from lowercheck.diff import SideInfo
@@ -26,9 +27,10 @@ TYPICAL_DRAWS = ("normal", "uniform", "rand01")  # the input kinds an inferred i
 
 
 def plan_arguments(sides: dict[str, SideInfo], correspondence: dict[str, str], sizes: Mapping[str, int],
-          seed: int, kind: str = "normal") -> dict[str, Any]:
-    """Arguments of both sides for one size binding: the same input values on both sides, outputs
-    poisoned, and a copy of every input to check it is unchanged after the run."""
+                   seed: int, kind: str = "normal") -> dict[str, dict[str, Any]]:
+    """Arguments of both sides for one size binding: sizes and scalars as values, every buffer as a
+    `Draw` the run's child makes (the same values on both sides, outputs poisoned, each side's
+    inputs checked unchanged after its run). No buffer is made here, in lowercheck's own process."""
     source, target = sides["source"].at(sizes), sides["target"].at(sizes)
     reverse: dict[str, list[str]] = {}
     for t, s in correspondence.items():
@@ -37,12 +39,11 @@ def plan_arguments(sides: dict[str, SideInfo], correspondence: dict[str, str], s
     rng = np.random.default_rng(seed)
     zeroed = zeroed_accumulators(source, target, correspondence, is_argument)
     args: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
-    originals: dict[str, tuple[str, np.ndarray]] = {}
 
-    def give(side: SideInfo, name: str, value: Any) -> None:
-        if isinstance(value, np.ndarray) and side.language == "cuda":
-            value = value.ravel()  # the emulator sees flat buffers, as C pointers are
-        args[side.name][name] = value.copy() if isinstance(value, np.ndarray) else value
+    def give(side: SideInfo, name: str, value: Any, role: str | None) -> None:
+        if isinstance(value, Draw):
+            value = replace(value, flat=side.language == "cuda", check=role == "in")  # an inout is meant to change
+        args[side.name][name] = value
 
     for param in source.params():
         name = param.pname
@@ -52,32 +53,24 @@ def plan_arguments(sides: dict[str, SideInfo], correspondence: dict[str, str], s
         if param.kind.data == "scalar":
             value: Any = float(np.float32(rng.uniform(0.5, 2.0))) if dtype_name(param).startswith("float") else 3
         else:
-            value = _fresh(param, concrete_shape(param, sizes), kind, seed)
             def bounds_in(field: str):  # the source's by its name, else the target's by a partner's
                 found = getattr(source, field).get(name)
                 return found or next((getattr(target, field)[p] for p in reverse.get(name, ())
                                       if p in getattr(target, field)), None)
 
             bounds = bounds_in("ranges") or (bounds_in("index_ranges") if kind in TYPICAL_DRAWS else None)
-            if bounds is not None:
-                value = _within(value, bounds, sizes)
-            if name in zeroed:
-                value[...] = 0
-            elif param.role.data == "out":
-                poison.fill(value)
-            if param.role.data == "in":  # an inout buffer is meant to change
-                originals[name] = ("source", value.copy())
+            fill = "zero" if name in zeroed else "poison" if param.role.data == "out" else None
+            value = Draw(concrete_shape(param, sizes), dtype_name(param), kind, seed, key=name,
+                         bounds=_resolved(bounds, sizes) if bounds is not None else None, fill=fill)
         if is_argument(source, param):
-            give(source, name, value)
+            give(source, name, value, param.role.data)
         for partner in reverse.get(name, ()):  # an input written in place has two: the input, the result
             if partner in tgt_params and is_argument(target, tgt_params[partner]):
-                give(target, partner, value)
-                if isinstance(value, np.ndarray) and target.roles.get(partner) == "in":
-                    originals[partner] = ("target", value.copy())
+                give(target, partner, value, target.roles.get(partner))
     for name, param in tgt_params.items():
         if param.role.data == "size" and name in sizes:
             args["target"][name] = int(sizes[name])
-    return {**args, "originals": originals}
+    return args
 
 
 _RETURNED = re.compile(r"^(return|temp)\d+$")
@@ -121,16 +114,7 @@ def concrete_shape(param: ParamOp, sizes: Mapping[str, int]) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _within(value: np.ndarray, bounds: tuple[str | int, str | int], sizes: Mapping[str, int]) -> np.ndarray:
-    """An integer input's values folded into the spec's `range = [lo, hi]` (lo <= v < hi), the
-    draw's pattern kept (an index table of a lookup: every id a valid row)."""
+def _resolved(bounds: tuple[str | int, str | int], sizes: Mapping[str, int]) -> tuple[int, int]:
+    """The spec's `range = [lo, hi]` of an integer input at a run's sizes (lo <= v < hi)."""
     lo, hi = (int(symbolic.substitute(symbolic.parse(str(b)), sizes)) for b in bounds)
-    if hi <= lo:
-        return np.full_like(value, lo)
-    return (np.mod(value.astype(np.int64) - lo, hi - lo) + lo).astype(value.dtype)
-
-
-def _fresh(param: ParamOp, shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:
-    """A buffer's values for one run: `kind` (`lowercheck.compare.inputs`), drawn from the run's
-    seed and the parameter's name, so `--seed` reproduces every input."""
-    return inputs.generate(kind, shape, dtype_name(param), seed, key=param.pname)
+    return lo, hi

@@ -60,7 +60,7 @@ from lowercheck.lowering import (
     typed,
     typed_sizes,
 )
-from lowercheck.runners import poison
+from lowercheck.runners import draws, poison
 from lowercheck.runners.base import RunResult
 from lowercheck.spec import Spec
 from lowercheck.arguments import TYPICAL_DRAWS, concrete_shape, is_argument, plan_arguments, run_request
@@ -579,17 +579,20 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
     plans = [plan_arguments(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
     batches = {name: [run_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
                       for plan, run in zip(plans, runs)] for name in ("source", "target")}
-    policies = _policies(sides, outputs, runs, plans, baseline)
-    oracle_kind = None
-    plain = list(batches["source"])
-    if source.language in ORACLES and not baseline:
-        oracle_kind = ORACLES[source.language]
-        batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
-    # Determinism: the probe run again with other block and atomic orders (LC304).
+    # The probe run: run again with other block and atomic orders (LC304), and its source's inputs
+    # come back for the trivial-output probes (LC501).
     again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
     if again is not None:
         for name in ("source", "target"):
             batches[name].append(replace(batches[name][again], seed=options.seed + 7919))
+        batches["source"][again] = replace(batches["source"][again], options={
+            **batches["source"][again].options, draws.KEEP_INPUTS: True})
+    oracle_kind = None
+    plain = batches["source"][:len(runs)]
+    if source.language in ORACLES and not baseline:
+        oracle_kind = ORACLES[source.language]
+        shadows = [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
+        batches["source"][len(runs):len(runs)] = shadows  # the oracle of run i at len(runs) + i
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         from lowercheck import progress
 
@@ -599,6 +602,7 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
                                          for r in batches[name]]))
                    for name in batches}
         results = {name: future.result() for name, future in futures.items()}
+    policies = _policies(sides, outputs, runs, results["source"][:len(runs)], baseline)
     # Where an output sums K > 1 terms and the run does not pass without it, the oracle runs again
     # on the inputs' absolute values: the K-aware rule's magnitude, sum |terms| (exact for a sum, a
     # dot, a scan), which only widens that rule's bound.
@@ -609,10 +613,10 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             if (any(p.policy is not None and (p.policy.reduction_length or 1) > 1 for p in policies[index])
                     and results["source"][index].error is None and results["target"][index].error is None):
                 compared[index] = dynamic.compare(run.sizes, results["source"][index], results["target"][index],
-                                                  policies[index], plans[index]["originals"], run.kind,
-                                                  results["source"][len(runs) + index])
+                                                  policies[index], run.kind, results["source"][len(runs) + index])
         needed = [index for index, (found, _) in compared.items() if _rejected(found)]
-        absolute = [replace(plain[i], args=_absolute(plain[i].args), options={**plain[i].options, "shadow_f64": True})
+        absolute = [replace(plain[i], args=_absolute(plain[i].args),
+                            options={**plain[i].options, "shadow_f64": True, draws.KEEP_INPUTS: False})
                     for i in needed]
         terms = dict(zip(needed, run_isolated_batch(absolute, options.timeout_s, options.memory_mb) if needed else []))
     if oracle_kind is not None:
@@ -638,11 +642,11 @@ def _differential(report: Report, sides: dict[str, SideInfo], correspondence: di
             if index in compared and index not in terms:  # already compared, and nothing to add
                 more, record = compared[index]
             else:
-                more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index],
-                                               plans[index]["originals"], run.kind, oracle, terms.get(index))
+                more, record = dynamic.compare(sizes, src_result, tgt_result, policies[index], run.kind, oracle,
+                                               terms.get(index))
             findings += more
             if index == again:
-                findings += _probes(policies[index], src_result, oracle, plans[index], sizes)
+                findings += _probes(policies[index], src_result, oracle, source.at(sizes), sizes)
         else:
             record = dynamic.RunRecord(dict(sizes), status="failed", inputs=run.kind,
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
@@ -706,13 +710,9 @@ def _rejected(findings: list[Finding]) -> bool:
 
 
 def _absolute(args: dict[str, Any]) -> dict[str, Any]:
-    """Arguments with every float array replaced by its absolute values (outputs keep their poison)."""
-    out = {}
-    for name, value in args.items():
-        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not poison.mask(value.ravel()).any():
-            value = np.abs(value)
-        out[name] = value
-    return out
+    """Arguments with every float input drawn as its absolute values (outputs keep their poison)."""
+    return {name: replace(value, absolute=True) if isinstance(value, draws.Draw) and value.fill is None else value
+            for name, value in args.items()}
 
 
 def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple]) -> None:
@@ -727,10 +727,10 @@ def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple])
 
 
 def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: list[Run],
-              plans: list[dict[str, Any]], baseline: bool) -> list[list[dynamic.OutputPair]]:
+              results: list[RunResult], baseline: bool) -> list[list[dynamic.OutputPair]]:
     """Per run, each output's tolerance: from the dtype, both sides' math functions, the reduction
     length K and the source's accumulation type (read from the IR at the run's sizes), and the
-    largest input magnitude (the argument of a transcendental)."""
+    largest input magnitude (the argument of a transcendental; the source's run says it)."""
     source, target = sides["source"], sides["target"]
     src_params = {p.pname: p for p in source.params()}
     inputs_of = [p.pname for p in source.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
@@ -748,7 +748,7 @@ def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: 
             graph = operators.reduction_lengths(source.entry_op, run.sizes)
             per_sizes[key] = ({s: k for s, t in outputs if (k := max(lengths.get(t, 1), graph.get(s, 1))) > 1}, {})
         lengths, accumulations = per_sizes[key]
-        magnitude = _input_magnitude(plans[index])
+        magnitude = _input_magnitude(results[index])
         pairs = []
         for s, t in outputs:
             if s not in src_params:
@@ -785,24 +785,21 @@ def _reduction_facts(side: SideInfo, outs: list[str], inputs_of: list[str],
     return lengths, accumulations
 
 
-def _input_magnitude(plan: dict[str, Any]) -> float | None:
-    """The largest finite |input| of a run: the argument bound of its transcendental functions."""
-    largest = None
-    for _, value in plan["originals"].values():
-        if isinstance(value, np.ndarray) and value.size and (value.dtype.kind == "f" or value.dtype.name == "bfloat16"):
-            finite = np.abs(value.astype(np.float64))
-            finite = finite[np.isfinite(finite)]
-            if finite.size:
-                largest = max(largest or 0.0, float(finite.max()))
-    return largest
+def _input_magnitude(result: RunResult) -> float | None:
+    """The largest finite |input| of a run (its child measured it: `draws.facts`): the argument
+    bound of its transcendental functions."""
+    found = [entry["max_abs"] for entry in result.facts.get(draws.FACTS, {}).values()
+             if entry.get("max_abs") is not None]
+    return max(found) if found else None
 
 
-def _probes(pairs: list[dynamic.OutputPair], source: RunResult, oracle: RunResult | None, plan: dict[str, Any],
+def _probes(pairs: list[dynamic.OutputPair], source: RunResult, oracle: RunResult | None, side: SideInfo,
             sizes: Mapping[str, int]) -> list[Finding]:
     """LC501: would this tolerance accept a trivial output (zeros, a copy of the first input, the
-    output's mean) in place of the source's?"""
+    output's mean) in place of the source's? The probe run hands its inputs back (`KEEP_INPUTS`)."""
     findings = []
-    originals = [value for owner, value in plan["originals"].values() if owner == "source"]
+    originals = [np.asarray(source.outputs[p.pname]) for p in side.params()
+                 if p.kind.data == "buffer" and p.role.data == "in" and p.pname in source.outputs]
     for pair in pairs:
         if pair.policy is None or pair.source not in source.outputs:
             continue
@@ -834,8 +831,9 @@ BUFFER_SHARE = 0.25
 
 def _within_budget(runs: list[Run], sides: dict[str, SideInfo], options: DiffOptions, notes: list[str]) -> list[Run]:
     """The runs whose buffers fit the memory budget; each size left out is said in a note (the
-    static checks still cover it). Inputs are made in this process, so a size of 2^40 must never
-    reach `plan_arguments`."""
+    static checks still cover it). The run's child makes its inputs under its memory limit
+    (`runners.draws`): a run whose buffers cannot fit there would only end out of memory, which
+    says nothing of the kernels."""
     budget = int(options.memory_mb * 2**20 * BUFFER_SHARE)
     kept, left_out = [], {}
     for run in runs:

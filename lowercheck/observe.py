@@ -21,9 +21,11 @@ import numpy as np
 from lowercheck.arguments import concrete_shape, plan_arguments, run_request
 from lowercheck.compare import provenance, static
 from lowercheck.compare.accesses import location_of
+from lowercheck.compare.dynamic import input_facts
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding
 from lowercheck.lowering import COMPARED_LINE, OBSERVED_LINE
+from lowercheck.runners.draws import Draw
 
 if TYPE_CHECKING:
     from lowercheck.diff import DiffOptions, Report, SideInfo
@@ -197,7 +199,8 @@ def observe(report: Report, sides: dict[str, SideInfo], correspondence: dict[str
                 noise = noises[(s_out, t_out)]
                 if provenance.confirmed(noise[0], noise[1], src_after, tgt_after, output, reader):
                     witnesses[t_out] = _finding(at, s_out, t_out, item, shape, output, reader,
-                                                confirmation_runs[index], src_after, tgt_after, plan, sizes)
+                                                confirmation_runs[index], src_after, tgt_after, more["source"][index],
+                                                sizes)
     # A static LC204 already says it, with its own witness: the runs add nothing.
     findings += [f for t_out, f in witnesses.items()
                  if not any(g.code == "LC204" and g.buffer == t_out for g in report.findings)]
@@ -229,7 +232,8 @@ def _inputs(at: Mapping[str, SideInfo], correspondence: Mapping[str, str], plan:
             continue
         if s_in in at["source"].ranges or t_in in at["target"].ranges:
             continue
-        if t_in in plan["target"] and s_in in plan["source"] and provenance.perturbable(plan["source"][s_in]):
+        drawn = plan["source"].get(s_in)
+        if t_in in plan["target"] and isinstance(drawn, Draw) and provenance.is_float(drawn.dtype):
             found.setdefault(s_in, []).append(t_in)
     return [Input(s_in, tuple(t_ins), concrete_shape(s_params[s_in], sizes)) for s_in, t_ins in found.items()]
 
@@ -242,11 +246,10 @@ def _run(at: Mapping[str, SideInfo], plan: Mapping[str, Any], runs: list[Perturb
     batches: dict[str, list] = {"source": [], "target": []}
     for run in runs:
         args = {"source": dict(plan["source"]), "target": dict(plan["target"])}
-        if run.source_input is not None:
-            args["source"][run.source_input] = provenance.replaced(args["source"][run.source_input], run.shape,
-                                                                   run.mask, run.seed)
+        if run.source_input is not None:  # the children replace the elements (`Draw.perturbed`)
+            args["source"][run.source_input] = args["source"][run.source_input].perturbed(run.shape, run.mask, run.seed)
             for t_in in run.target_inputs:
-                args["target"][t_in] = provenance.replaced(args["target"][t_in], run.shape, run.mask, run.seed)
+                args["target"][t_in] = args["target"][t_in].perturbed(run.shape, run.mask, run.seed)
         for name in batches:
             request = run_request(at[name], args[name], options, sizes)
             batches[name].append(replace(request, seed=run.seed))
@@ -265,8 +268,7 @@ def _same_request(a: Any, b: Any) -> bool:
     """Two requests that run the same code on the same values."""
     if (a.ir, a.seed, a.options.get("grid"), list(a.args)) != (b.ir, b.seed, b.options.get("grid"), list(b.args)):
         return False
-    return all(np.array_equal(a.args[k], b.args[k]) if isinstance(a.args[k], np.ndarray) else a.args[k] == b.args[k]
-               for k in a.args)
+    return all(a.args[k] == b.args[k] for k in a.args)  # values and recipes (`Draw`)
 
 
 def _failure(results: Mapping[str, list[RunResult]]) -> str | None:
@@ -302,11 +304,10 @@ def _first_write(side: SideInfo, buffer: str):
 
 def _finding(at: Mapping[str, SideInfo], s_out: str, t_out: str, item: Input, shape: Sequence[int], output: int,
              reader: str, run: Perturbation, src_after: np.ndarray, tgt_after: np.ndarray,
-             plan: Mapping[str, Any], sizes: Mapping[str, int]) -> Finding:
+             source_run: RunResult, sizes: Mapping[str, int]) -> Finding:
     element = [int(c) for c in np.unravel_index(output, tuple(shape))]
     index = [int(c) for c in np.unravel_index(run.element, item.shape)]
-    value = float(np.asarray(provenance.replaced(plan["source"][item.source], item.shape, run.mask, run.seed),
-                             dtype=np.float64).reshape(item.shape)[tuple(index)])
+    value = input_facts(source_run).get(item.source, {}).get("replaced", float("nan"))  # what the child put in
     values = {"source": float(np.asarray(src_after, dtype=np.float64).ravel()[output]),
               "target": float(np.asarray(tgt_after, dtype=np.float64).ravel()[output])}
     other = "target" if reader == "source" else "source"

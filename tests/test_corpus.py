@@ -4,11 +4,16 @@ an equivalent case must report no error).
 
 A case with `mode = "static"` runs with `--no-run` and must report exactly its codes (as errors), so
 a static check is shown to find the bug on its own (errors and warnings both count there); `spec = "FILE"` passes a spec file beside it;
-`args = [...]` adds command-line options (`["--platform", "tpu-v5e"]` for a migration check)."""
+`args = [...]` adds command-line options (`["--platform", "tpu-v5e"]` for a migration check).
+
+`make test` runs a cover of the corpus (`cover`): in every folder one case of each verdict and mode,
+and each expected code at least once; `make corpus` (CORPUS=all) runs every case, and `make
+detection` the whole corpus through `lowercheck corpus`."""
 
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -27,7 +32,24 @@ def cases() -> list[tuple[Path, dict]]:
     return found
 
 
-CASES = cases()
+def cover(found: list[tuple[Path, dict]]) -> list[tuple[Path, dict]]:
+    """The first case of each folder, verdict and mode, then a case for each expected code no case
+    chosen so far expects, in the corpus's order."""
+    chosen, kinds, codes = [], set(), set()
+    for folder, case in found:
+        kind = (folder.name, case["verdict"], case.get("mode", "full"))
+        if kind not in kinds:
+            kinds.add(kind)
+            chosen.append((folder, case))
+            codes |= set(case["codes"])
+    for folder, case in found:
+        if set(case["codes"]) - codes:
+            chosen.append((folder, case))
+            codes |= set(case["codes"])
+    return chosen
+
+
+CASES = cases() if os.environ.get("CORPUS") == "all" else cover(cases())
 
 
 @pytest.mark.parametrize("folder, case", CASES, ids=[f"{f.name}/{c['target']}" for f, c in CASES])

@@ -1,8 +1,8 @@
 """Differential testing: compare the two sides' outputs on the same inputs, for one run.
 
 Outputs arrive poisoned (`lowercheck.runners.poison`), so an element a side never wrote is told
-apart from a computed NaN (LC303). Inputs are checked unchanged (LC306); out-of-bounds accesses the
-runners caught become LC201; values are judged by the tolerance policy (`tolerance.judge`: the
+apart from a computed NaN (LC303). Inputs are checked unchanged in the runs' children (LC306,
+`runners.draws`); out-of-bounds accesses the runners caught become LC201; values are judged by the tolerance policy (`tolerance.judge`: the
 per-dtype floor, ulp bounds of the math functions, the K-aware bound of a reduction, and the target
 against the float64 oracle no worse than the source; LC301), NaN/Inf positions separately (LC302).
 A mismatch names its pattern (a tail after a block, a row, a column: `localise`). The baseline mode
@@ -11,7 +11,7 @@ A mismatch names its pattern (a tail after a block, a row, a column: `localise`)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 from lowercheck.compare.localise import localise
 from lowercheck.compare.tolerance import Judgement, Policy, Tolerance, judge
 from lowercheck.findings import Finding, Severity
-from lowercheck.runners import poison
+from lowercheck.runners import draws, poison
 from lowercheck.runners.base import RunResult
 
 
@@ -152,27 +152,23 @@ def oob_findings(side: str, result: RunResult, sizes: Mapping[str, int]) -> list
 
 
 def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outputs: list[OutputPair],
-            inputs: Mapping[str, tuple[str, np.ndarray]], kind: str = "normal",
-            oracle: RunResult | None = None, magnitude: RunResult | None = None) -> tuple[list[Finding], RunRecord]:
-    """Compare one run of both sides. `inputs` maps each side's input name to (side, original);
-    `oracle` is the source run in float64 (its outputs by the source's names), when there is one;
-    `magnitude` the same float64 run on the inputs' absolute values: sum |terms| of a sum, a dot
-    or a scan, the K-aware rule's magnitude (never below |oracle|)."""
+            kind: str = "normal", oracle: RunResult | None = None,
+            magnitude: RunResult | None = None) -> tuple[list[Finding], RunRecord]:
+    """Compare one run of both sides. Each side's child checked its inputs (`draws.facts`: changed,
+    NaN or infinite); `oracle` is the source run in float64 (its outputs by the source's names),
+    when there is one; `magnitude` the same float64 run on the inputs' absolute values: sum |terms|
+    of a sum, a dot or a scan, the K-aware rule's magnitude (never below |oracle|)."""
     record = RunRecord(dict(sizes), wall_s={"source": source.wall_s, "target": target.wall_s}, inputs=kind)
     findings: list[Finding] = []
     for side_name, result in (("source", source), ("target", target)):
-        for name, (owner, original) in inputs.items():
-            if owner != side_name or name not in result.outputs:
-                continue
-            after = np.asarray(result.outputs[name]).reshape(original.shape)
-            changed = ~_same(original, after)
-            if changed.any():
-                index = int(np.flatnonzero(changed.ravel())[0])
+        for name, entry in input_facts(result).items():
+            if entry.get("changed"):
+                index = int(entry.get("first_changed", 0))
                 findings.append(Finding(
-                    "LC306", f"the {side_name} changed its input `{name}` ({int(changed.sum())} elements, "
+                    "LC306", f"the {side_name} changed its input `{name}` ({entry['changed']} elements, "
                     f"first at index {index})", side=side_name, buffer=name,
                     witness={"sizes": dict(sizes), "index": index}, hint="write into the output, not the input"))
-    nonfinite_inputs = has_nonfinite_inputs(inputs, kind)
+    nonfinite_inputs = has_nonfinite_inputs((source, target), kind)
     for pair in outputs:
         if pair.source not in source.outputs or pair.target not in target.outputs:
             continue
@@ -207,31 +203,22 @@ def compare(sizes: Mapping[str, int], source: RunResult, target: RunResult, outp
 NONFINITE_KINDS = frozenset({"special", "special_no_subnormal"})
 
 
-def has_nonfinite_inputs(inputs: Mapping[str, tuple[str, np.ndarray]], kind: str) -> bool:
-    """Did this run feed NaN or an infinity to the kernels? Then the sides may treat them
-    differently (IEEE leaves e.g. erf-based GELU at +inf to the math library: NaN on some machines,
-    +inf on others), and a NaN/Inf difference is a warning; the verdict comes from the runs on
-    finite inputs, where a NaN or inf on one side only is the kernel's own overflow or 0/0."""
+def has_nonfinite_inputs(results: Iterable[RunResult], kind: str) -> bool:
+    """Did this run feed NaN or an infinity to the kernels (as the runs' children found their
+    inputs: `draws.facts`)? Then the sides may treat them differently (IEEE leaves e.g. erf-based
+    GELU at +inf to the math library: NaN on some machines, +inf on others), and a NaN/Inf
+    difference is a warning; the verdict comes from the runs on finite inputs, where a NaN or inf
+    on one side only is the kernel's own overflow or 0/0."""
     if kind in NONFINITE_KINDS:
         return True
-    for _, original in inputs.values():
-        values = np.asarray(original)
-        if values.dtype.name == "bfloat16":
-            values = values.astype(np.float32)
-        if values.dtype.kind == "f" and not np.isfinite(values).all():
-            return True
-    return False
+    return any(entry.get("nonfinite") for result in results for entry in input_facts(result).values())
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
-        return (_element_bytes(a) == _element_bytes(b)).all(-1)
-    return a == b
-
-
-def _element_bytes(a: np.ndarray) -> np.ndarray:
-    """Each element's bytes along a new last axis (an empty or a 0-d array too)."""
-    return np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.shape + (a.dtype.itemsize,))
+def input_facts(result: RunResult) -> dict[str, dict[str, Any]]:
+    """What a run's child found of its drawn inputs, by name (`draws.facts`), read without trusting
+    its shape: the child ran user code."""
+    found = result.facts.get(draws.FACTS) if isinstance(result.facts, dict) else None
+    return {str(k): v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
 
 
 def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,
@@ -358,7 +345,7 @@ def determinism_findings(side: str, first: RunResult, second: RunResult, sizes: 
         a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
         if a.shape != b.shape:
             continue
-        differ = ~_same(a, b) & ~(poison.mask(a) | poison.mask(b))
+        differ = ~draws.same(a, b) & ~(poison.mask(a) | poison.mask(b))
         if a.dtype.kind == "f":
             with np.errstate(invalid="ignore"):
                 differ &= ~(np.isnan(a) & np.isnan(b))

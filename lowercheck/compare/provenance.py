@@ -264,9 +264,3 @@ def _span(along: np.ndarray) -> str | None:
     if found.size == 0 or found[-1] - found[0] + 1 != found.size:
         return None
     return f"{found[0]}" if found.size == 1 else f"{found[0]} .. {found[-1]}"
-
-
-def perturbable(array: object) -> bool:
-    """Whether an argument is a floating-point tensor (integer inputs are indices or labels: not
-    perturbed)."""
-    return isinstance(array, np.ndarray) and is_float(dtype_name(array))

@@ -226,6 +226,7 @@ def native_pair(report: Any, sizes: Mapping[str, int], seed: int, arch: str, fol
     """Native calls for the two sides of a `diff` report at `sizes`, and their input generator.
     `to_device` turns one numpy array into a device tensor (torch.from_numpy(...).cuda())."""
     from lowercheck.arguments import plan_arguments
+    from lowercheck.runners.draws import Draw
 
     sides = {"source": report.source, "target": report.target}
     for name, side in sides.items():
@@ -244,8 +245,9 @@ def native_pair(report: Any, sizes: Mapping[str, int], seed: int, arch: str, fol
 
     def make_inputs(values: dict[str, dict[str, Any]] | None = None) -> tuple[Any, ...]:
         values = values or plan(next(draws))
-        return tuple(to_device(values[side][arg]) if isinstance(values[side][arg], np.ndarray) else values[side][arg]
-                     for side, arg in order)
+        made = [values[side][arg].make() if isinstance(values[side][arg], Draw) else values[side][arg]
+                for side, arg in order]  # the recipes (`runners.draws`), made here: a native run's own process
+        return tuple(to_device(value) if isinstance(value, np.ndarray) else value for value in made)
 
     calls: dict[str, Callable[..., Any]] = {}
     modules: dict[str, Any] = {}

@@ -1,7 +1,8 @@
 """The child process of `lowercheck.runners.sandbox`: `python -m lowercheck.runners.child REQ RES`.
 
-It unpickles a `RunRequest` from REQ, runs the runner registered for its language, and pickles a
-`RunResult` to RES. Processes its run left running (`confine.left_behind`: a daemon the user's code
+It unpickles a `RunRequest` from REQ, makes its drawn inputs (`draws`), runs the runner registered
+for its language, and pickles a `RunResult` to RES, with what it found of the inputs (changed,
+their magnitude) in its facts. Processes its run left running (`confine.left_behind`: a daemon the user's code
 started) are an event of that result (LC903). Whatever the runner does wrong becomes a result,
 never an exception:
 `MemoryError` -> error_kind "oom", `UserError` -> "user", `Unsupported` -> "runner" (a limit of
@@ -15,10 +16,11 @@ import os
 import pickle
 import sys
 import traceback
+from dataclasses import replace
 from time import perf_counter
 
 from lowercheck.errors import Unsupported, UserError
-from lowercheck.runners import confine
+from lowercheck.runners import confine, draws
 from lowercheck.runners.base import RunEvent, RunRequest, RunResult
 
 # language -> module with `run(request: RunRequest) -> RunResult`
@@ -53,10 +55,16 @@ def execute(request: RunRequest) -> RunResult:
         if request.language not in table:
             raise UserError(f"no runner for the language `{request.language}` "
                             f"(known: {', '.join(sorted(table))})")
-        result = importlib.import_module(table[request.language]).run(request)
+        runner = importlib.import_module(table[request.language])
+        drawn = request.args
+        args, kept = draws.made(drawn)  # the inputs are made here, under this child's limits
+        result = runner.run(replace(request, args=args))
         if not isinstance(result, RunResult):
             raise TypeError(f"the {request.language} runner returned {type(result).__name__}, "
                             "not a RunResult")
+        if result.error is None and any(isinstance(v, draws.Draw) for v in drawn.values()):
+            result.facts[draws.FACTS] = draws.facts(drawn, kept, result.outputs,
+                                                    bool(request.options.get(draws.KEEP_INPUTS)))
     except MemoryError:
         result = RunResult(error="MemoryError: the run ran out of memory", error_kind="oom")
     except UserError as err:

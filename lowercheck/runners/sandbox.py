@@ -38,6 +38,7 @@ import numpy as np
 from lowercheck.runners import deadline, handover
 from lowercheck.runners.confine import CACHE_DIRS, REPO
 from lowercheck.runners.base import RunRequest, RunResult
+from lowercheck.runners.draws import Draw
 from lowercheck.runners.forkserver import ForkedChild, ForkServer, ForkServerPool, ServerGone
 
 _OUTPUT_TAIL = 4000
@@ -94,7 +95,7 @@ def run_isolated_batch(requests: list[RunRequest], timeout_s: float = 60,
 
 
 def _elements(request: RunRequest) -> int:
-    return sum(value.size for value in request.args.values() if isinstance(value, np.ndarray))
+    return sum(value.size for value in request.args.values() if isinstance(value, (np.ndarray, Draw)))
 
 
 def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memory_mb: int | None,

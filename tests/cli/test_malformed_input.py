@@ -167,10 +167,10 @@ def test_a_size_of_zero_runs_on_empty_buffers() -> None:
     internal error in the comparison of the runs)."""
     import numpy as np
 
-    from lowercheck.compare.dynamic import _same
+    from lowercheck.runners.draws import same
 
-    assert _same(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32)).shape == (0, 3)
-    assert _same(np.array(1.5, np.float32), np.array(1.5, np.float32))
+    assert same(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32)).shape == (0, 3)
+    assert same(np.array(1.5, np.float32), np.array(1.5, np.float32))
     done = run_lowercheck(["diff", VADD_CU, VADD_PY, "--size", "n=0,5", "--timeout", "60"])
     assert done.returncode == 0, done.stdout + done.stderr
 

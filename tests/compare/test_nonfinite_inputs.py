@@ -13,6 +13,7 @@ import pytest
 from lowercheck.compare.dynamic import OutputPair, compare, has_nonfinite_inputs
 from lowercheck.compare.tolerance import Policy
 from lowercheck.findings import Severity
+from lowercheck.runners import draws
 from lowercheck.runners.base import RunResult
 
 INF, NAN = float("inf"), float("nan")
@@ -28,9 +29,13 @@ def _gelu_like(x: np.ndarray, at_plus_inf: float) -> np.ndarray:
     return out
 
 
+def _ran_on(x: np.ndarray, **outputs: np.ndarray) -> RunResult:
+    """A run's result with the facts its child finds of the input `x` (`draws.facts`)."""
+    return RunResult(outputs=outputs, facts={draws.FACTS: {"x": {"nonfinite": bool(not np.isfinite(x).all())}}})
+
+
 def _run(source_out: np.ndarray, target_out: np.ndarray, x: np.ndarray, kind: str):
-    return compare({"n": x.size}, RunResult(outputs={"out": source_out}), RunResult(outputs={"return0": target_out}),
-                   [PAIR], {"x": ("source", x)}, kind)
+    return compare({"n": x.size}, _ran_on(x, out=source_out), _ran_on(x, return0=target_out), [PAIR], kind)
 
 
 @pytest.mark.parametrize("reference_at_inf", [NAN, INF], ids=["nan_at_inf", "inf_at_inf"])
@@ -53,9 +58,9 @@ def test_non_finite_inputs_are_found_in_the_data_whatever_the_kind_says() -> Non
     x = np.array([1.0, INF], dtype=np.float32)
     findings, _ = _run(_gelu_like(x, NAN), _gelu_like(x, INF), x, "normal")
     assert [f.level for f in findings] == [Severity.WARNING]
-    assert has_nonfinite_inputs({"x": ("source", x)}, "normal")
-    assert not has_nonfinite_inputs({"x": ("source", np.ones(3, np.float32))}, "normal")
-    assert has_nonfinite_inputs({}, "special")
+    assert has_nonfinite_inputs([_ran_on(x)], "normal")
+    assert not has_nonfinite_inputs([_ran_on(np.ones(3, np.float32))], "normal")
+    assert has_nonfinite_inputs([RunResult()], "special")
 
 
 def test_an_overflow_from_finite_inputs_stays_an_error() -> None:
