@@ -217,12 +217,14 @@ def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> t
     return outcome
 
 
-def _confined_call(write: int, places: tuple[list[str], list[str]], func, language: str, path: str, gpu: str,
+def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str]], func, language: str, path: str, gpu: str,
                    *args) -> None:
     try:
         _close_all_but(write)  # the call server's pipes, and any other: the user's code gets stdio only
         os.setsid()  # the call server kills this child's group on its limit
-        writable, readable = places
+        writable, readable, caches = places
+        os.environ.update(caches)
+        confine.adopt_caches()
         confine.enter(confine.Box(writable=tuple(writable), readable=tuple(readable)))
         try:
             outcome: tuple = ("ok", _guarded(func, language, path, gpu, *args))
@@ -522,16 +524,17 @@ class IsolatedFrontend:
             self._log = None
 
 
-def _places(path: str) -> tuple[list[str], list[str]]:
+def _places(path: str) -> tuple[list[str], list[str], dict[str, str]]:
     """In the worker, the sandbox's places for a call on `path` (`confine.Box`): writable, a fresh
-    private temporary folder (removed after the call) and the tool caches; readable, the file's
-    folder (its package's root)."""
+    private temporary folder (removed after the call) and the file's own tool caches
+    (`confine.source_caches`, by variable: the third item); readable, the file's folder (its
+    package's root)."""
     from lowercheck.runners.user_code import package_of
 
     private = tempfile.mkdtemp(prefix="lowercheck-capture-")
-    caches = [os.environ[name] for name in CACHE_DIRS if os.environ.get(name)]
+    caches = confine.source_caches(os.environ, path)
     package = package_of(path)
-    return [private, *caches], [package[0] if package else os.path.dirname(os.path.realpath(path))]
+    return [private, *caches.values()], [package[0] if package else os.path.dirname(os.path.realpath(path))], caches
 
 
 def _kill_session(process) -> None:

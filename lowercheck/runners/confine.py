@@ -50,6 +50,7 @@ import resource
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -62,6 +63,8 @@ CACHE_DIRS = {
     "JAX_COMPILATION_CACHE_DIR": "jax",
     "XDG_CACHE_HOME": "xdg",
 }
+
+SOURCE_CACHES = "by-source"  # below each cache: one folder per user file that runs (`source_caches`)
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
@@ -444,3 +447,40 @@ def note() -> str | None:
     if not missing:
         return None
     return "sandbox for user code incomplete on this machine: " + "; ".join(missing)
+
+
+def source_caches(env: Mapping[str, str], path: str) -> dict[str, str]:
+    """The tool caches (`CACHE_DIRS`) of a stage that runs the user's file `path`: below each, a
+    folder of its own, named by the file's real path and its contents. The stage may write there
+    (Triton compiles into its cache) and nowhere else in the caches, so no port plants an entry that
+    the stage of another file reads: a forged kernel in a shared Triton cache would be what every
+    later diff of that kernel lowers. The same file keeps its folder from one diff to the next."""
+    import hashlib
+
+    from lowercheck.errors import MAX_INPUT_BYTES
+
+    digest = hashlib.sha256(os.path.realpath(path).encode() + b"\0")
+    try:
+        with open(path, "rb") as handle:
+            digest.update(handle.read(MAX_INPUT_BYTES))
+    except OSError:
+        pass  # no file (a test's request): its path alone
+    key = digest.hexdigest()[:24]
+    return {name: os.path.join(env[name], SOURCE_CACHES, key) for name in CACHE_DIRS if env.get(name)}
+
+
+def adopt_caches() -> None:
+    """After a stage's cache folders were set in its environment (`source_caches`): the libraries
+    imported before (the fork server's warm-up) that read them once, read them again. Triton reads
+    its variables at each use; JAX reads its compilation cache's folder at import."""
+    jax = sys.modules.get("jax")
+    folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    if jax is None or not folder:
+        return
+    try:
+        jax.config.update("jax_compilation_cache_dir", folder)
+        from jax._src import compilation_cache
+
+        compilation_cache.reset_cache()
+    except Exception:  # noqa: BLE001 - an older or newer JAX: its cache stays off for this stage
+        jax.config.update("jax_enable_compilation_cache", False)

@@ -104,6 +104,7 @@ def _child(job: dict, devnull: int, report: int) -> None:
         os.environ.update(job["env"])
         from lowercheck.runners import child, confine
 
+        confine.adopt_caches()
         confine.enter(confine.Box(writable=tuple(job["writable"]), readable=tuple(job["readable"]),
                                   memory_mb=job["memory_mb"]))
 

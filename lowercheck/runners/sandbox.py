@@ -4,7 +4,7 @@ lowercheck with it.
 The requests are pickled to a temporary folder and `lowercheck.runners.child` runs them in a child
 process forked by a fork server that has already imported the runner's heavy modules
 (`lowercheck.runners.forkserver`): in its own process group, in the sandbox (`confine`: no
-network, the batch's folder and the tool caches its only writable places, every process it starts
+network, the batch's folder and its side's own tool caches its only writable places, every process it starts
 killed with it), under an address-space limit (RLIMIT_AS) and without core dumps. Its results are
 read without trusting them (`handover`). The caller always gets a `RunResult`; failures are in
 `error`/`error_kind`:
@@ -36,7 +36,7 @@ from time import perf_counter
 import numpy as np
 
 from lowercheck.runners import deadline, handover
-from lowercheck.runners.confine import CACHE_DIRS, REPO
+from lowercheck.runners.confine import CACHE_DIRS, REPO, source_caches
 from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.draws import Draw
 from lowercheck.runners.forkserver import ForkedChild, ForkServer, ForkServerPool, ServerGone
@@ -107,15 +107,17 @@ def _run_batch(requests: list[RunRequest], folder: Path, timeout_s: float, memor
     failure: RunResult | None = None
     code: int | None = None
     language, env = requests[0].language, child_environment(requests[0])
-    places = (sandbox_places(folder, env), user_folders(requests))
+    # The child's caches are its side's own (`confine.source_caches`); the server's are the shared ones.
+    job_env = {**env, **source_caches(env, requests[0].path)} if requests[0].path else env
+    places = (sandbox_places(folder, job_env), user_folders(requests))
     server = SERVERS.take(language, env)
     try:
         try:
-            child = server.start(request_path, result_path, log_path, memory_mb, env, *places)
+            child = server.start(request_path, result_path, log_path, memory_mb, job_env, *places)
         except ServerGone:  # an idle server that died meanwhile: once more, with a fresh one
             server.stop()
             server = ForkServer(language, env)
-            child = server.start(request_path, result_path, log_path, memory_mb, env, *places)
+            child = server.start(request_path, result_path, log_path, memory_mb, job_env, *places)
         try:
             code, limit = _wait_per_request(child, result_path, len(requests), timeout_s, on_result)
             if code is None:
@@ -190,7 +192,8 @@ def child_environment(request: RunRequest) -> dict[str, str]:
 
 def sandbox_places(folder: Path, env: dict[str, str]) -> list[str]:
     """Where a batch's child may write: a private temporary folder inside the batch's folder
-    (first: its TMPDIR), the batch's folder (its result files) and the tool caches of `env`."""
+    (first: its TMPDIR), the batch's folder (its result files) and the tool caches of `env` (its
+    side's own, `confine.source_caches`)."""
     return [str(folder / "tmp"), str(folder), *(env[name] for name in CACHE_DIRS if env.get(name))]
 
 

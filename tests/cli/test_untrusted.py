@@ -4,6 +4,7 @@ a finding (LC902) or nothing, never a dead, stuck or fooled lowercheck."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -110,10 +111,13 @@ def test_a_port_that_exits_only_when_run_is_a_run_failure(tmp_path: Path) -> Non
     assert "error[LC902]" in done.stdout and "exited with status 0" in done.stdout
 
 
-def test_what_a_port_prints_stays_out_of_the_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize("closing", ["sys.stdout.close()",  # and the descriptors under them, redirected and closed:
+                                     "import os\nos.dup2(os.open(os.devnull, os.O_WRONLY), 1)\nos.close(2)"],
+                         ids=["closed", "redirected"])
+def test_what_a_port_prints_stays_out_of_the_report(tmp_path: Path, closing: str) -> None:
     port = tmp_path / "printing.py"
     port.write_text(_with_import_prelude("print('verdict: FORGED')\nimport sys\nprint('FORGED too', file=sys.stderr)"
-                                         "\nsys.stdout.close()"))
+                                         f"\n{closing}"))
     done = _lowercheck("diff", str(VADD_CU), str(port), "--no-run")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FORGED" not in done.stdout + done.stderr
@@ -197,6 +201,7 @@ def test_a_daemon_started_at_import_is_a_warning_and_ends_with_its_call(tmp_path
     """The front end's call on the file returns its entries (the port is fine), and the daemon its
     import started is an LC903 warning about that side, ended before the next call."""
     from lowercheck.frontends.isolated import IsolatedFrontend
+    from lowercheck.runners.confine import source_caches
 
     port = tmp_path / "daemon.py"
     port.write_text(_with_import_prelude(DAEMON_PRELUDE))
@@ -210,7 +215,8 @@ def test_a_daemon_started_at_import_is_a_warning_and_ends_with_its_call(tmp_path
         frontend.close()
     assert finding.code == "LC903" and finding.side == "target" and str(finding.level) == "warning"
     assert f"reading {port}: 1 process (sleep)" in finding.message and finding.witness["commands"] == ["sleep"]
-    daemon = int((tmp_path / "daemon").read_text())
+    own = source_caches({"XDG_CACHE_HOME": str(tmp_path)}, str(port))["XDG_CACHE_HOME"]  # the port's own cache
+    daemon = int((Path(own) / "daemon").read_text())
     assert not Path(f"/proc/{daemon}").exists() or "Z" in Path(f"/proc/{daemon}/stat").read_text().rsplit(")")[1][:3]
 
 
@@ -236,3 +242,52 @@ def test_a_front_end_call_holds_no_descriptor_but_stdio_and_its_result_pipe(tmp_
 
     descriptors = list(itertools.takewhile(str.isdigit, text.split("descriptors: ")[1].split()))
     assert {"0", "1", "2"} <= set(descriptors) and len(descriptors) <= 5, text
+
+
+PLANTING_PORT = '''import os
+
+import torch
+import triton
+import triton.language as tl
+
+OWN = os.environ["TRITON_CACHE_DIR"]
+with open(os.path.join(OWN, "planted"), "w") as out:  # its own cache: allowed
+    out.write("a forged kernel")
+try:  # the cache every other file's lowering reads
+    with open(os.path.join(os.path.dirname(os.path.dirname(OWN)), "planted"), "w") as out:
+        out.write("a forged kernel")
+except OSError:
+    pass
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def vadd(x, y):
+    out = torch.empty_like(x)
+    n = out.numel()
+    vadd_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+    return out
+'''
+
+
+def test_a_port_plants_nothing_in_the_cache_another_file_s_lowering_reads(tmp_path: Path) -> None:
+    """The Triton cache a capture compiles into is the file's own (`confine.source_caches`): a port
+    can write there, never where another file's lowering would find a forged kernel."""
+    from lowercheck.runners.confine import SOURCE_CACHES, source_caches
+
+    port = tmp_path / "vadd_plant.py"
+    port.write_text(PLANTING_PORT)
+    shared = tmp_path / "triton"
+    env = {**os.environ, "TRITON_CACHE_DIR": str(shared), "LOWERCHECK_CACHE_DIR": str(tmp_path / "lowercheck")}
+    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(port)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    own = Path(source_caches({"TRITON_CACHE_DIR": str(shared)}, str(port))["TRITON_CACHE_DIR"])
+    assert (own / "planted").exists()
+    assert sorted(p.name for p in shared.iterdir()) == [SOURCE_CACHES]
+    assert not (tmp_path / "planted").exists()

@@ -54,6 +54,17 @@ def run(request: RunRequest) -> RunResult:
             time.sleep(0.01)
         time.sleep(0.1)  # until it is `sleep`
         return RunResult()
+    if action == "plant":  # a file in each of its caches, and one in the caches' shared folder
+        planted = {}
+        for name in ("TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR"):
+            for where, folder in (("own", os.environ[name]), ("shared", request.options["shared"][name])):
+                try:
+                    with open(os.path.join(folder, "planted"), "w") as out:
+                        out.write("a forged kernel")
+                    planted[f"{name}:{where}"] = np.array([1])
+                except OSError:
+                    planted[f"{name}:{where}"] = np.array([0])
+        return RunResult(outputs=planted)
     if action == "echo":  # every argument back as it arrived (the inputs unchanged)
         return RunResult(outputs={name: np.array(value) for name, value in request.args.items()})
     if action == "double":

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from lowercheck.runners import confine
 from lowercheck.runners.sandbox import run_isolated, run_isolated_batch, stop_servers
 
-from test_sandbox import fake
+from test_sandbox import fake, writable_folder
 
 
 @pytest.fixture(autouse=True)
@@ -51,9 +52,9 @@ def test_describe_counts_the_commands():
 
 
 def test_a_daemon_started_by_a_run_is_an_event_and_ends_with_its_batch(tmp_path: Path):
-    pidfile = tmp_path / "daemon"
-    request = fake("daemon", pidfile=str(pidfile))
-    request.options["env"]["XDG_CACHE_HOME"] = str(tmp_path)  # a cache: writable in the sandbox
+    request = fake("daemon")
+    pidfile = writable_folder(request, tmp_path) / "daemon"
+    request.options["pidfile"] = str(pidfile)
     result = run_isolated(request)
     assert result.error is None, result.error
     [event] = result.events
@@ -63,9 +64,9 @@ def test_a_daemon_started_by_a_run_is_an_event_and_ends_with_its_batch(tmp_path:
 
 
 def test_each_run_of_a_batch_names_only_what_it_left(tmp_path: Path):
-    requests = [fake("daemon", pidfile=str(tmp_path / f"daemon{k}")) for k in range(2)] + [fake("double")]
-    for request in requests:
-        request.options["env"]["XDG_CACHE_HOME"] = str(tmp_path)
+    requests = [fake("daemon") for k in range(2)] + [fake("double")]
+    for k, request in enumerate(requests):
+        request.options["pidfile"] = str(writable_folder(request, tmp_path) / f"daemon{k}")
     results = run_isolated_batch(requests)
     assert [len(r.events) for r in results] == [1, 1, 0]
     assert all("1 process (sleep)" in r.events[0].message for r in results[:2])
@@ -127,3 +128,24 @@ def test_a_sweep_ends_what_a_stage_left_and_pid_one_ends_with_its_watcher():
     while _alive(int(init)) and time.monotonic() < end:
         time.sleep(0.05)
     assert not _alive(int(init)), "PID 1 outlived its watcher"
+
+
+def test_a_run_writes_its_own_caches_and_no_other_file_s(tmp_path: Path):
+    """A port may write its tool caches (Triton compiles into its own), but no entry the stage of
+    another file reads: each file's caches are a folder of their own (`confine.source_caches`)."""
+    shared = {name: str(tmp_path / "caches" / name) for name in ("TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
+    requests = []
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(f"# the port {name}\n")
+        request = replace(fake("plant", shared=shared), path=str(tmp_path / name))
+        request.options["env"].update(shared)
+        requests.append(request)
+    for request in requests:
+        result = run_isolated(request)
+        assert result.error is None, result.error
+        assert {k: int(v[0]) for k, v in result.outputs.items()} == {
+            "TRITON_CACHE_DIR:own": 1, "TRITON_CACHE_DIR:shared": 0,
+            "JAX_COMPILATION_CACHE_DIR:own": 1, "JAX_COMPILATION_CACHE_DIR:shared": 0}
+    own = [confine.source_caches(shared, r.path)["TRITON_CACHE_DIR"] for r in requests]
+    assert own[0] != own[1] and all((Path(folder) / "planted").exists() for folder in own)
+    assert sorted(p.name for p in Path(shared["TRITON_CACHE_DIR"]).iterdir()) == [confine.SOURCE_CACHES]

@@ -14,7 +14,7 @@ import pytest
 
 from lowercheck.runners.sandbox import run_isolated, run_isolated_batch, stop_servers
 
-from test_sandbox import fake
+from test_sandbox import fake, writable_folder
 
 
 @pytest.fixture(autouse=True)
@@ -68,10 +68,10 @@ def test_one_batch_runs_in_one_child():
 
 
 def test_a_server_that_dies_takes_its_child_along_and_the_run_fails(tmp_path: Path):
-    pidfile = tmp_path / "pids"
     outcome = {}
-    request = fake("sleep", pidfile=str(pidfile))
-    request.options["env"]["XDG_CACHE_HOME"] = str(tmp_path)  # a cache: writable in the sandbox
+    request = fake("sleep")
+    pidfile = writable_folder(request, tmp_path) / "pids"
+    request.options["pidfile"] = str(pidfile)
     thread = threading.Thread(target=lambda: outcome.update(result=run_isolated(request, timeout_s=120)))
     thread.start()
     deadline = time.monotonic() + 60

@@ -11,6 +11,7 @@ import numpy as np
 
 from lowercheck.runners import child
 from lowercheck.runners.base import RunRequest
+from lowercheck.runners.confine import source_caches
 from lowercheck.runners.sandbox import REPO, run_isolated, run_isolated_batch
 
 HERE = Path(__file__).resolve().parent
@@ -22,6 +23,13 @@ def fake(action: str, **options) -> RunRequest:
     env = {child.RUNNERS_ENV: "test-fake=fake_runner", "PYTHONPATH": path}
     return RunRequest(language="test-fake", path="fake.py", entry="fake", ir=None,
                       args=options.pop("args", {}), options={"do": action, "env": env, **options})
+
+
+def writable_folder(request: RunRequest, tmp_path: Path) -> Path:
+    """A folder `request`'s child may write (and the test read): its own cache below `tmp_path`
+    (`confine.source_caches`), as XDG_CACHE_HOME."""
+    request.options["env"]["XDG_CACHE_HOME"] = str(tmp_path)
+    return Path(source_caches({"XDG_CACHE_HOME": str(tmp_path)}, request.path)["XDG_CACHE_HOME"])
 
 
 def test_result_comes_back():
