@@ -8,13 +8,13 @@ does. The rule needs the two faults to be the same, not merely to share a first 
 that leaves more elements unwritten than its source differs from it even where both start at n = 1.
 
 Rules (each a function of its own, applied where the evidence is complete):
-- `merge_shared` (per run, in `diff._differential`): both sides failed to run (LC902) on the same
+- `merge_shared` (per run, in `differential.run`): both sides failed to run (LC902) on the same
   run, with the same kind of failure: one warning.
 - `merge_unwritten` (after the static checks): both sides leave the same set of output elements
   unwritten (LC202: the isl sets equal, for all sizes or at the same sizes): one warning.
 - unwritten outputs (LC303, `compare/dynamic.py`): the same elements unwritten on both sides of a
   run: one warning; any element that only one side leaves is an error of that side.
-- `outside_the_domain` (per run, in `diff._differential`): the source itself went out of bounds on
+- `outside_the_domain` (per run, in `differential.run`): the source itself went out of bounds on
   a buffer it indexes with loaded data (`table[ids[i]]` with an id past the table): the run's
   inputs are outside the source's domain (what its callers promise), so the run judges neither
   side: one warning, the spec's `range` as the fix.

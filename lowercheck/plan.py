@@ -51,7 +51,7 @@ def capturable_sizes(sides: Mapping[str, SideInfo], sweep: Sequence[Mapping[str,
             except UserCodeRaised as err:
                 first = first or err
                 raised = True
-                shown = _sizes_text(sizes)
+                shown = sizes_text(sizes)
                 found.append(Finding(
                     "LC902", f"the {name} raises for {shown} while lowercheck captures it: {err.message}",
                     side=name, location=err.location,
@@ -152,7 +152,7 @@ def past_the_caps(sweep: list[dict[str, int]], caps: Sequence[GridCap], size_nam
             continue
         sizes = {n: (cap.past if n == cap.size else PRIMES[0]) for n in size_names}
         added.append(sizes)
-        notes.append(f"also {_sizes_text(sizes)}: the grid of @{cap.kernel} is capped ({cap.axis_text}), and from "
+        notes.append(f"also {sizes_text(sizes)}: the grid of @{cap.kernel} is capped ({cap.axis_text}), and from "
                      f"{cap.size}={cap.past} every program takes a second turn of its loop")
     return added
 
@@ -165,5 +165,5 @@ def caps_the_spec_misses(sweep: Sequence[Mapping[str, int]], caps: Sequence[Grid
                          f"(its grid is capped: {cap.axis_text}); {cap.size} >= {cap.past} would check that")
 
 
-def _sizes_text(sizes: Mapping[str, int]) -> str:
+def sizes_text(sizes: Mapping[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
