@@ -244,12 +244,7 @@ def test_a_front_end_call_holds_no_descriptor_but_stdio_and_its_result_pipe(tmp_
     assert {"0", "1", "2"} <= set(descriptors) and len(descriptors) <= 5, text
 
 
-PLANTING_PORT = '''import os
-
-import torch
-import triton
-import triton.language as tl
-
+PLANTING_PRELUDE = """import os
 OWN = os.environ["TRITON_CACHE_DIR"]
 with open(os.path.join(OWN, "planted"), "w") as out:  # its own cache: allowed
     out.write("a forged kernel")
@@ -258,21 +253,7 @@ try:  # the cache every other file's lowering reads
         out.write("a forged kernel")
 except OSError:
     pass
-
-
-@triton.jit
-def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
-
-def vadd(x, y):
-    out = torch.empty_like(x)
-    n = out.numel()
-    vadd_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
-    return out
-'''
+"""
 
 
 def test_a_port_plants_nothing_in_the_cache_another_file_s_lowering_reads(tmp_path: Path) -> None:
@@ -281,7 +262,7 @@ def test_a_port_plants_nothing_in_the_cache_another_file_s_lowering_reads(tmp_pa
     from lowercheck.runners.confine import SOURCE_CACHES, source_caches
 
     port = tmp_path / "vadd_plant.py"
-    port.write_text(PLANTING_PORT)
+    port.write_text(_with_import_prelude(PLANTING_PRELUDE))
     shared = tmp_path / "triton"
     env = {**os.environ, "TRITON_CACHE_DIR": str(shared), "LOWERCHECK_CACHE_DIR": str(tmp_path / "lowercheck")}
     done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(port)], capture_output=True, text=True,
