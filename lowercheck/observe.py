@@ -268,7 +268,8 @@ def _same_request(a: Any, b: Any) -> bool:
     """Two requests that run the same code on the same values."""
     if (a.ir, a.seed, a.options.get("grid"), list(a.args)) != (b.ir, b.seed, b.options.get("grid"), list(b.args)):
         return False
-    return all(a.args[k] == b.args[k] for k in a.args)  # values and recipes (`Draw`)
+    return all(np.array_equal(a.args[k], b.args[k]) if isinstance(a.args[k], np.ndarray) else a.args[k] == b.args[k]
+               for k in a.args)  # values, and recipes (`Draw`) by their fields
 
 
 def _failure(results: Mapping[str, list[RunResult]]) -> str | None:
