@@ -2,9 +2,10 @@
 
 Outputs arrive poisoned (`lowercheck.runners.poison`), so an element a side never wrote is told
 apart from a computed NaN (LC303). Inputs are checked unchanged in the runs' children (LC306,
-`runners.draws`); out-of-bounds accesses the runners caught become LC201; values are judged by the tolerance policy (`tolerance.judge`: the
-per-dtype floor, ulp bounds of the math functions, the K-aware bound of a reduction, and the target
-against the float64 oracle no worse than the source; LC301), NaN/Inf positions separately (LC302).
+`runners.draws`); out-of-bounds accesses the runners caught become LC201; values are judged by the
+tolerance policy (`tolerance.judge`: the per-dtype floor, ulp bounds of the math functions, the
+K-aware bound of a reduction, and the target against the float64 oracle no worse than the source;
+LC301), NaN/Inf positions separately (LC302).
 A mismatch names its pattern (a tail after a block, a row, a column: `localise`). The baseline mode
 (`Tolerance`, KernelBench's allclose) judges with one fixed rtol/atol instead.
 """
