@@ -25,7 +25,7 @@ from lowercheck.errors import SourceLocation, UserError
 from lowercheck.judge import merge_shared, merge_unwritten
 from lowercheck.observe import observe
 from lowercheck.plan import capturable_sizes
-from lowercheck.findings import EXIT_CODES, Evidence, Finding, Severity, verdict_of
+from lowercheck.findings import Evidence, Finding, Judged, Severity
 from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
@@ -154,7 +154,7 @@ class SideInfo:
 
 
 @dataclass
-class Report:
+class Report(Judged):
     source: SideInfo
     target: SideInfo
     findings: list[Finding] = field(default_factory=list)
@@ -169,14 +169,6 @@ class Report:
     traffic: dict[str, dict[str, Any]] = field(default_factory=dict)  # side -> buffer -> bytes
     traffic_sizes: dict[str, int] = field(default_factory=dict)
     cost: Any = None  # perf.cost.CostComparison, when the static checks ran
-
-    @property
-    def verdict(self) -> str:
-        return verdict_of(self.findings)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
 
     def to_json(self) -> dict[str, Any]:
         return {"lowercheck": __version__, "source": self.source.to_json(), "target": self.target.to_json(),

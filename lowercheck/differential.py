@@ -33,7 +33,7 @@ from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding
 from lowercheck.judge import indexed_by_data, merge_shared, outside_the_domain
 from lowercheck.runners import draws, poison
-from lowercheck.runners.base import RunResult
+from lowercheck.runners.base import RunRequest, RunResult
 
 if TYPE_CHECKING:
     from lowercheck.diff import DiffOptions, Report, SideInfo
@@ -104,30 +104,29 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
     if flushes and not baseline:
         report.notes.append("special-value inputs without denormals: a Pallas side runs in JAX, which flushes "
                             "them to zero on the CPU (as a TPU does)")
-    plans = [plan_arguments(sides, correspondence, run.sizes, run.seed, run.kind) for run in runs]
-    batches = {name: [run_request(sides[name].at(run.sizes), plan[name], options, run.sizes)
-                      for plan, run in zip(plans, runs)] for name in ("source", "target")}
+    batches: dict[str, list[RunRequest]] = {"source": [], "target": []}
+    for run in runs:
+        args = plan_arguments(sides, correspondence, run.sizes, run.seed, run.kind)
+        for name in batches:
+            batches[name].append(run_request(sides[name].at(run.sizes), args[name], options, run.sizes))
+    oracle_kind = None
+    plain = list(batches["source"])
+    if source.language in ORACLES and not baseline:
+        oracle_kind = ORACLES[source.language]
+        batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
     # The probe run: run again with other block and atomic orders (LC304), and its source's inputs
     # come back for the trivial-output probes (LC501).
     again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
     if again is not None:
         for name in ("source", "target"):
             batches[name].append(replace(batches[name][again], seed=options.seed + 7919))
-        batches["source"][again] = replace(batches["source"][again], options={
-            **batches["source"][again].options, draws.KEEP_INPUTS: True})
-    oracle_kind = None
-    plain = batches["source"][:len(runs)]
-    if source.language in ORACLES and not baseline:
-        oracle_kind = ORACLES[source.language]
-        shadows = [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
-        batches["source"][len(runs):len(runs)] = shadows  # the oracle of run i at len(runs) + i
+        batches["source"][again] = replace(plain[again], options={**plain[again].options, draws.KEEP_INPUTS: True})
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         from lowercheck import progress
 
         futures = {name: pool.submit(run_isolated_batch, batches[name], options.timeout_s, options.memory_mb,
                                      progress.advancer(f"{name} runs", [
-                                         ", ".join(f"{k}={v}" for k, v in (r.options.get("sizes") or {}).items())
-                                         for r in batches[name]]))
+                                         plan.sizes_text(r.options.get("sizes") or {}) for r in batches[name]]))
                    for name in batches}
         results = {name: future.result() for name, future in futures.items()}
     policies = _policies(sides, outputs, runs, results["source"][:len(runs)], baseline)
@@ -143,8 +142,7 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
                 compared[index] = dynamic.compare(run.sizes, results["source"][index], results["target"][index],
                                                   policies[index], run.kind, results["source"][len(runs) + index])
         needed = [index for index, (found, _) in compared.items() if _rejected(found)]
-        absolute = [replace(plain[i], args=_absolute(plain[i].args),
-                            options={**plain[i].options, "shadow_f64": True, draws.KEEP_INPUTS: False})
+        absolute = [replace(plain[i], args=_absolute(plain[i].args), options={**plain[i].options, "shadow_f64": True})
                     for i in needed]
         terms = dict(zip(needed, run_isolated_batch(absolute, options.timeout_s, options.memory_mb) if needed else []))
     if oracle_kind is not None:
@@ -316,8 +314,7 @@ def _reduction_facts(side: SideInfo, outs: list[str], inputs_of: list[str],
 def _input_magnitude(result: RunResult) -> float | None:
     """The largest finite |input| of a run (its child measured it: `draws.facts`): the argument
     bound of its transcendental functions."""
-    found = [entry["max_abs"] for entry in result.facts.get(draws.FACTS, {}).values()
-             if entry.get("max_abs") is not None]
+    found = [entry["max_abs"] for entry in dynamic.input_facts(result).values() if "max_abs" in entry]
     return max(found) if found else None
 
 

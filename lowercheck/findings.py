@@ -94,6 +94,21 @@ def verdict_of(findings: list[Finding]) -> str:
     return "equivalent"
 
 
+class Judged:
+    """The verdict and the exit code of what holds a diff's `findings` (its `Report`, the JSON
+    document a report is printed from): one rule, `verdict_of`."""
+
+    findings: list[Finding]
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+
 class Evidence(enum.StrEnum):
     """How a finding, or a check that found nothing, is known; stated in every report."""
 

@@ -198,15 +198,11 @@ _IDENTIFIER = re.compile(rb"\b[A-Za-z_]\w*\b")
 
 @mutation("identifier")
 def _identifier(rng: random.Random, draft: Draft, role: str) -> str:
-    path = draft.files[role]
-    data = path.read_bytes()
-    found = list(_IDENTIFIER.finditer(data))
-    if not found:
-        return "no identifier"
-    hit = rng.choice(found)
-    others = sorted({m.group() for m in found} - {hit.group()})
-    new = rng.choice(others) if others and rng.random() < 0.6 else hit.group() + b"_x"
-    return _substitute(path, data, hit, new)
+    def renamed(hit: re.Match, found: list[re.Match]) -> bytes:  # another name of the file, or a new one
+        others = sorted({m.group() for m in found} - {hit.group()})
+        return rng.choice(others) if others and rng.random() < 0.6 else hit.group() + b"_x"
+
+    return _substitute_one(rng, draft.files[role], _IDENTIFIER, "identifier", renamed)
 
 
 _NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.])")
@@ -214,20 +210,22 @@ _NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.])")
 
 @mutation("constant")
 def _constant(rng: random.Random, draft: Draft, role: str) -> str:
-    path = draft.files[role]
+    return _substitute_one(rng, draft.files[role], _NUMBER, "constant", lambda hit, _: rng.choice(
+        [c for c in _ABSURD_CONSTANTS if c.encode() != hit.group()]).encode())
+
+
+def _substitute_one(rng: random.Random, path: Path, pattern: re.Pattern, what: str,
+                    new: Callable[[re.Match, list[re.Match]], bytes]) -> str:
+    """`path` with one match of `pattern`, chosen by `rng`, replaced by `new(match, every match)`;
+    what was done, in words."""
     data = path.read_bytes()
-    found = list(_NUMBER.finditer(data))
+    found = list(pattern.finditer(data))
     if not found:
-        return "no constant"
+        return f"no {what}"
     hit = rng.choice(found)
-    new = rng.choice([c for c in _ABSURD_CONSTANTS if c.encode() != hit.group()]).encode()
-    return _substitute(path, data, hit, new)
-
-
-def _substitute(path: Path, data: bytes, hit: re.Match, new: bytes) -> str:
-    """`path` holding `data` with the match `hit` replaced by `new`; what was done, in words."""
-    path.write_bytes(data[:hit.start()] + new + data[hit.end():])
-    return f"`{hit.group().decode()}` -> `{new.decode()}` at line {_line_at(data, hit.start())}"
+    value = new(hit, found)
+    path.write_bytes(data[:hit.start()] + value + data[hit.end():])
+    return f"`{hit.group().decode()}` -> `{value.decode()}` at line {_line_at(data, hit.start())}"
 
 
 @mutation("truncate")

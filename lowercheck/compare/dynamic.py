@@ -215,11 +215,22 @@ def has_nonfinite_inputs(results: Iterable[RunResult], kind: str) -> bool:
     return any(entry.get("nonfinite") for result in results for entry in input_facts(result).values())
 
 
+# Each input fact (`draws.facts`) and the type it must have.
+_FACT_TYPES = {"changed": int, "first_changed": int, "max_abs": float, "nonfinite": bool, "replaced": float}
+
+
 def input_facts(result: RunResult) -> dict[str, dict[str, Any]]:
-    """What a run's child found of its drawn inputs, by name (`draws.facts`), read without trusting
-    its shape: the child ran user code."""
+    """What a run's child found of its drawn inputs, by name (`draws.facts`). Read without trusting
+    it, as the child ran user code: a fact not of exactly the type `_FACT_TYPES` gives is dropped,
+    so a forged one cannot break the comparison."""
     found = result.facts.get(draws.FACTS) if isinstance(result.facts, dict) else None
-    return {str(k): v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+    if not isinstance(found, dict):
+        return {}
+    clean: dict[str, dict[str, Any]] = {}
+    for name, entry in found.items():
+        if isinstance(entry, dict):
+            clean[str(name)] = {key: value for key, value in entry.items() if type(value) is _FACT_TYPES.get(key)}
+    return clean
 
 
 def _compare_values(sizes, pair: OutputPair, ref: np.ndarray, act: np.ndarray, record: RunRecord,

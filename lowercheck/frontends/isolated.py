@@ -217,8 +217,8 @@ def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> t
     return outcome
 
 
-def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str]], func, language: str, path: str, gpu: str,
-                   *args) -> None:
+def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str]], func, language: str,
+                   path: str, gpu: str, *args) -> None:
     try:
         _close_all_but(write)  # the call server's pipes, and any other: the user's code gets stdio only
         os.setsid()  # the call server kills this child's group on its limit

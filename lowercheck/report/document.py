@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lowercheck.findings import EXIT_CODES, Finding, verdict_of
+from lowercheck.findings import Finding, Judged
 
 
 @dataclass
-class DiffDocument:
+class DiffDocument(Judged):
     data: dict[str, Any]
     findings: list[Finding]
     notes: list[str]
@@ -23,14 +23,6 @@ class DiffDocument:
     @classmethod
     def of(cls, data: dict[str, Any]) -> DiffDocument:
         return cls(data, [Finding.from_json(f) for f in data["findings"]], list(data["notes"]))
-
-    @property
-    def verdict(self) -> str:
-        return verdict_of(self.findings)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
 
     def to_json(self) -> dict[str, Any]:
         return {**self.data, "verdict": self.verdict, "notes": self.notes,

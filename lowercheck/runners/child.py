@@ -2,9 +2,9 @@
 
 It unpickles a `RunRequest` from REQ, makes its drawn inputs (`draws`), runs the runner registered
 for its language, and pickles a `RunResult` to RES, with what it found of the inputs (changed,
-their magnitude) in its facts. Processes its run left running (`confine.left_behind`: a daemon the user's code
-started) are an event of that result (LC903). Whatever the runner does wrong becomes a result,
-never an exception:
+their magnitude) in its facts. Processes its run left running (`confine.left_behind`: a daemon
+the user's code started) are an event of that result (LC903). Whatever the runner does wrong
+becomes a result, never an exception:
 `MemoryError` -> error_kind "oom", `UserError` -> "user", `Unsupported` -> "runner" (a limit of
 the runner: inconclusive), anything else -> "crash" with the traceback's tail. A crash of the interpreter itself (a signal) leaves no RES; the parent reports it.
 """

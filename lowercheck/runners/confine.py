@@ -472,15 +472,13 @@ def source_caches(env: Mapping[str, str], path: str) -> dict[str, str]:
 def adopt_caches() -> None:
     """After a stage's cache folders were set in its environment (`source_caches`): the libraries
     imported before (the fork server's warm-up) that read them once, read them again. Triton reads
-    its variables at each use; JAX reads its compilation cache's folder at import."""
+    its variables at each use; JAX (pinned) reads its compilation cache's folder at import and opens
+    the cache at its first compilation, which `reset_cache` lets happen again."""
     jax = sys.modules.get("jax")
     folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
     if jax is None or not folder:
         return
-    try:
-        jax.config.update("jax_compilation_cache_dir", folder)
-        from jax._src import compilation_cache
+    from jax._src import compilation_cache
 
-        compilation_cache.reset_cache()
-    except Exception:  # noqa: BLE001 - an older or newer JAX: its cache stays off for this stage
-        jax.config.update("jax_enable_compilation_cache", False)
+    jax.config.update("jax_compilation_cache_dir", folder)
+    compilation_cache.reset_cache()

@@ -4,8 +4,8 @@ lowercheck with it.
 The requests are pickled to a temporary folder and `lowercheck.runners.child` runs them in a child
 process forked by a fork server that has already imported the runner's heavy modules
 (`lowercheck.runners.forkserver`): in its own process group, in the sandbox (`confine`: no
-network, the batch's folder and its side's own tool caches its only writable places, every process it starts
-killed with it), under an address-space limit (RLIMIT_AS) and without core dumps. Its results are
+network, the batch's folder and its side's own tool caches its only writable places, every
+process it starts killed with it), under an address-space limit (RLIMIT_AS) and without core dumps. Its results are
 read without trusting them (`handover`). The caller always gets a `RunResult`; failures are in
 `error`/`error_kind`:
 

@@ -149,3 +149,22 @@ def test_a_run_writes_its_own_caches_and_no_other_file_s(tmp_path: Path):
     own = [confine.source_caches(shared, r.path)["TRITON_CACHE_DIR"] for r in requests]
     assert own[0] != own[1] and all((Path(folder) / "planted").exists() for folder in own)
     assert sorted(p.name for p in Path(shared["TRITON_CACHE_DIR"]).iterdir()) == [confine.SOURCE_CACHES]
+
+
+def test_a_stage_s_jax_reads_its_own_cache_folder(tmp_path: Path):
+    """JAX reads its compilation cache's folder at import, in the fork server, before a stage's own
+    folder is known: `adopt_caches` points it at the stage's (`source_caches`)."""
+    own = tmp_path / "own"
+    script = textwrap.dedent(f"""
+        import os
+        import jax
+        from lowercheck.runners import confine
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = {str(own)!r}
+        confine.adopt_caches()
+        print(jax.config.jax_compilation_cache_dir)
+    """)
+    env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "shared")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(own)
+

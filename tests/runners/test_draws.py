@@ -97,3 +97,19 @@ def test_no_request_of_a_diff_carries_an_array(pair, monkeypatch: pytest.MonkeyP
         assert done.returncode == 0, done.stdout + done.stderr
     else:
         assert "LC306" in codes, done.stdout
+
+
+def test_forged_input_facts_are_dropped_not_trusted() -> None:
+    """The child ran user code, which could hand over any facts: one of the wrong type is dropped
+    (a string where a count goes, a bool for an int), and the comparison still runs."""
+    from lowercheck.compare.dynamic import compare, input_facts
+    from lowercheck.runners.base import RunResult
+
+    honest = {"changed": 2, "first_changed": 5, "max_abs": 1.5, "nonfinite": False, "replaced": 7.0}
+    assert input_facts(RunResult(facts={draws.FACTS: {"x": honest}})) == {"x": honest}
+    forged = RunResult(outputs={"out": np.ones(3, np.float32)}, facts={draws.FACTS: {
+        "x": {"changed": "all", "first_changed": True, "max_abs": "huge", "nonfinite": 1}, "y": "junk"}})
+    assert input_facts(forged) == {"x": {}}
+    assert input_facts(RunResult(facts={draws.FACTS: ["not", "a", "dict"]})) == {}
+    findings, record = compare({"n": 3}, forged, forged, [], "normal")
+    assert findings == [] and record.status == "ok"
