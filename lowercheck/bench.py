@@ -253,10 +253,12 @@ def markdown(figures: dict[str, list[float]], nvcc: float | None, ttir: dict | N
         lines.append(f"Triton's compile of `{TRITON_KERNEL}` to TTIR: {ttir['compile_s']:.2f} s after the imports, "
                      f"{ttir['process_s']:.2f} s for the whole process (importing vadd.py imports torch).")
     lines += ["", "What bounds the cold figures (`make profile` below splits them): the Triton side is imported and "
-              "captured on symbolic fake tensors in a sandboxed front-end worker, whose ShapeEnv imports torch._dynamo "
-              "on top of torch, Triton and xDSL; `nvcc` and Triton's own compile do none of that. A warm diff whose "
-              "report must be computed pays for the main process's imports (xDSL, isl, sympy) and the comparison; "
-              "an unchanged pair pays for a lookup."]
+              "captured on shape tensors (`frontends/triton/shapes.py`, no torch._dynamo) in a sandboxed front-end "
+              "worker, which starts a Python process and imports torch (which the file itself imports), Triton, "
+              "sympy and xDSL before the capture and Triton's compile; the main process parses the CUDA side "
+              "meanwhile and waits for it. `nvcc` imports none of that. A warm diff whose report must be computed "
+              "pays for the main process's imports (xDSL, isl, sympy) and the comparison; an unchanged pair pays "
+              "for a lookup."]
     if corpus:
         j2 = corpus["-j 2"]
         rate = corpus["cases"] / j2["wall_s"] * 60

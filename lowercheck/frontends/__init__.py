@@ -80,13 +80,19 @@ def stop_workers() -> None:
 
 def start_workers(paths: list[str]) -> None:
     """Start the worker processes of these files' front ends now, so their imports overlap ours."""
+    in_process = []
     for path in paths:
         try:
+            if language_of(path) not in RUNS_USER_CODE:
+                in_process.append(path)  # imported below: importing it first would delay the workers' start
+                continue
             frontend = frontend_for(path)
         except UserError:
             continue  # reported when the file is used
         if hasattr(frontend, "warm_up") and not isinstance(frontend, ModuleType):
             frontend.warm_up(path)
+    for path in in_process:  # here, in the main thread: the diff's threads importing it at once would
+        frontend_for(path)   # each find the other's half-imported modules (Python's import deadlock avoidance)
 
 
 def split_entry(arg: str) -> tuple[str, str | None]:

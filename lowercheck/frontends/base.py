@@ -135,6 +135,19 @@ class NeedsConcreteSizes(Exception):
     """The front end can lower this entry only for concrete sizes; the reason says why."""
 
 
+class NeedsThoroughCall(Exception):
+    """A front end's fast path could not answer this call (the Triton capture on shape tensors met
+    something beyond shapes); the reason says why. The front-end worker's call server makes the
+    call again, once, in a fresh process with `CAPTURE_ENV` set to "fake"."""
+
+
+# How the Triton front end captures a wrapper: unset, on shape tensors and, where they fall short,
+# again on torch's fake tensors in the same process; "fresh": where they fall short, raise
+# NeedsThoroughCall (a front-end worker's calls, which the call server can make again in a fresh
+# process); "fake": on torch's fake tensors only.
+CAPTURE_ENV = "LOWERCHECK_CAPTURE"
+
+
 def read_python(path: str) -> str:
     """A Python file's text as Python reads it (`errors.read_user_text`; CRLF line ends too)."""
     return read_user_text(path, "Python source").replace("\r\n", "\n")

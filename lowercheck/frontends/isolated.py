@@ -48,7 +48,15 @@ from xdsl.dialects.builtin import ModuleOp
 from lowercheck import cache, cuda_on_cpu
 from lowercheck.errors import LowercheckError, SourceLocation, UserCodeStopped
 from lowercheck.findings import Evidence, Finding
-from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, user_frame
+from lowercheck.frontends.base import (
+    CAPTURE_ENV,
+    Binding,
+    EntryCandidate,
+    EntryParam,
+    NeedsConcreteSizes,
+    NeedsThoroughCall,
+    user_frame,
+)
 from lowercheck.runners import confine, deadline, handover
 from lowercheck.runners.confine import CACHE_DIRS, REPO
 
@@ -91,6 +99,8 @@ def _start_call_server(language: str, worker: int) -> None:
             _close_all_but(requests, answers)  # the worker's queues are not the server's business
             confine.die_with_parent(worker)
             confine.hold()  # returns in PID 1 of the new namespaces
+            if os.environ.get(CAPTURE_ENV) != "fake":  # a fast path that falls short: called again (`_answered`)
+                os.environ[CAPTURE_ENV] = "fresh"
             try:
                 module = importlib.import_module(f"lowercheck.frontends.{language}")
                 getattr(module, "warm_up", lambda: None)()  # the heavy imports (torch, Triton), once
@@ -111,7 +121,7 @@ def _serve_calls(requests: int, answers: int) -> None:
     """In the call server: each call the worker sends, run (`_sandboxed`), its outcome sent back."""
     while (call := _receive(requests)) is not None:
         try:
-            outcome = _sandboxed(*call)
+            outcome = _answered(*call)
             data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as err:  # noqa: BLE001 - lowercheck's own failure: the main process says so
             traceback.print_exc()
@@ -122,7 +132,7 @@ def _serve_calls(requests: int, answers: int) -> None:
 def _through_server(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
     """In the worker: `_sandboxed(...)`, run by the worker's call server (or here, outside a worker)."""
     if _SERVER is None:
-        return _sandboxed(func, language, path, gpu, end, *args)
+        return _answered(func, language, path, gpu, end, *args)
     requests, answers = _SERVER
     try:
         _send(requests, pickle.dumps((func, language, path, gpu, end, *args), protocol=pickle.HIGHEST_PROTOCOL))
@@ -130,6 +140,29 @@ def _through_server(func, language: str, path: str, gpu: str, end: float, *args)
     except OSError:
         answer = None
     return answer if answer is not None else ("failed", "the front end's call server ended", [])
+
+
+def _answered(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
+    """`_sandboxed(...)`; when the front end's fast path fell short in it (`NeedsThoroughCall`: the
+    Triton capture on shape tensors), made again, once, in a fresh child with `CAPTURE_ENV` "fake",
+    after this process imported what that path needs (so later calls find it imported)."""
+    outcome = _sandboxed(func, language, path, gpu, end, *args)
+    if outcome[0] != "raised" or not isinstance(outcome[1], NeedsThoroughCall):
+        return outcome
+    print(f"lowercheck: {path}: {outcome[1]}: called again on the thorough path", flush=True)  # the worker's log
+    try:
+        getattr(importlib.import_module(f"lowercheck.frontends.{language}"), "warm_up_thorough", lambda: None)()
+    except Exception:  # noqa: BLE001 - best effort: the call says what it misses
+        traceback.print_exc()
+    saved = os.environ.get(CAPTURE_ENV)
+    os.environ[CAPTURE_ENV] = "fake"
+    try:
+        return _sandboxed(func, language, path, gpu, end, *args)
+    finally:
+        if saved is None:
+            os.environ.pop(CAPTURE_ENV, None)
+        else:
+            os.environ[CAPTURE_ENV] = saved
 
 
 def _send(fd: int, data: bytes) -> None:
@@ -228,7 +261,7 @@ def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str
         confine.enter(confine.Box(writable=tuple(writable), readable=tuple(readable)))
         try:
             outcome: tuple = ("ok", _guarded(func, language, path, gpu, *args))
-        except (LowercheckError, NeedsConcreteSizes) as err:  # the latter: lowered again at concrete sizes
+        except (LowercheckError, NeedsConcreteSizes, NeedsThoroughCall) as err:  # the latter two: called again
             outcome = ("raised", err)
         except Exception as err:  # noqa: BLE001 - lowercheck's own failure: the main process says so
             traceback.print_exc()
@@ -420,6 +453,8 @@ class IsolatedFrontend:
             raise UserCodeStopped(f"{what}: the worker process {how} before it handed over its result"
                                   + (f"; its last output: {log.strip().splitlines()[-1][:300]}" if log.strip() else ""),
                                   path=path, hint="run the file alone with python to see what stops it") from None
+        if outcome[0] == "raised" and isinstance(outcome[1], NeedsThoroughCall):  # the retry's own: forged
+            outcome = ("stopped", "handed over something that is not a result")
         kind = outcome[0]
         if kind in ("ok", "raised", "failed") and outcome[2]:
             self._left.setdefault(os.path.realpath(path), []).append((what, outcome[2]))

@@ -330,17 +330,21 @@ def _extent(extent: Any, names: dict[sympy.Symbol, str | int]) -> str:
 
 def _plain(expr: sympy.Basic) -> sympy.Basic:
     """torch's own sympy functions (FloorDiv, CeilDiv, PythonMod, ...) as the plain ones our
-    expressions use."""
-    replaced = expr
-    for func in expr.atoms(sympy.Function):
-        name = type(func).__name__
-        if name in ("FloorDiv", "IntTrueDiv") and len(func.args) == 2:
-            replaced = replaced.xreplace({func: sympy.floor(func.args[0] / func.args[1])})
-        elif name == "CeilDiv" and len(func.args) == 2:
-            replaced = replaced.xreplace({func: sympy.ceiling(func.args[0] / func.args[1])})
-        elif name in ("PythonMod", "Mod") and len(func.args) == 2:
-            replaced = replaced.xreplace({func: sympy.Mod(*func.args)})
-    return replaced
+    expressions use, inner ones first (so a FloorDiv around a PythonMod is replaced too, whatever
+    order a set of atoms would give)."""
+    if not expr.args:
+        return expr
+    args = [_plain(arg) for arg in expr.args]
+    name = type(expr).__name__
+    if name in ("FloorDiv", "IntTrueDiv") and len(args) == 2:
+        return sympy.floor(args[0] / args[1])
+    if name == "CeilDiv" and len(args) == 2:
+        return sympy.ceiling(args[0] / args[1])
+    if name in ("PythonMod", "Mod") and len(args) == 2:
+        return sympy.Mod(*args)
+    if args == list(expr.args):
+        return expr
+    return expr.func(*args)
 
 
 def _dtype(dtype: Any) -> str:

@@ -35,13 +35,18 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
 
 
 def warm_up() -> None:
-    """Import what `entries` and `lower` will need (torch, Triton, fake tensors, the IR), so a worker
-    process can do it while the main process works on the other side."""
-    import torch._dynamo.source  # noqa: F401 - the capture's ShapeEnv needs torch._dynamo, the slowest part
-    import torch._subclasses.fake_tensor  # noqa: F401
+    """Import what `entries` and `lower` will need (torch, Triton, the shape-only capture, the IR),
+    so a worker process can do it while the main process works on the other side."""
     import triton  # noqa: F401
 
     from lowercheck import ir
-    from lowercheck.frontends.triton import lowering  # noqa: F401
+    from lowercheck.frontends.triton import lowering, shapes  # noqa: F401
 
     ir.context()
+
+
+def warm_up_thorough() -> None:
+    """Import what the capture on torch's fake tensors needs besides: torch._dynamo, which a
+    ShapeEnv and FakeTensorMode import (1.2 s), for a call the shape-only capture fell short in."""
+    import torch._dynamo.source  # noqa: F401
+    import torch._subclasses.fake_tensor  # noqa: F401

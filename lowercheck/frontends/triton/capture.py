@@ -1,8 +1,14 @@
 """Run a wrapper on fake tensors and record its kernel launches instead of running them.
 
-Symbolic capture (no concrete sizes): every size name is one torch symbol (`ShapeEnv`), tensors are
-FakeTensors of symbolic shape, so `triton.cdiv(n, 1024)` arrives as the SymInt `((s0 + 1023)//1024)`,
-which `expr_of` turns into `floor((n + 1023)/1024)`. A wrapper that branches on a size (a guard), or
+Shape-only capture first (`shapes`): every size name is one symbol, tensors are `ShapeTensor`s of
+symbolic shape, so `triton.cdiv(n, 1024)` arrives as the size `((s0 + 1023)//1024)`, which
+`expr_of` turns into `floor((n + 1023)/1024)`. It needs no torch._dynamo (1.2 s of a cold lowering).
+A wrapper it cannot follow (`shapes.BeyondShapes`: an operation on tensors beyond shapes and
+allocations, a comparison of sizes their ranges do not decide) is captured again, from the start,
+on torch's fake tensors: in a fresh process when the front end's worker can give one
+(`NeedsThoroughCall`, `CAPTURE_ENV`), else here.
+Fake-tensor capture: every size name is one torch symbol (`ShapeEnv`), tensors are FakeTensors of
+symbolic shape, the same expressions as SymInts. A wrapper that branches on a size (a guard), or
 needs data (`.item()`), cannot be captured symbolically: `NeedsConcreteSizes`.
 Concrete capture: the same with integer sizes.
 Capture with data: a wrapper that reads its tensors' values on the host (`(target !=
@@ -31,8 +37,8 @@ import sympy
 from lowercheck.spec import constructed
 from lowercheck import symbolic
 from lowercheck.errors import SourceLocation, Unsupported, UserCodeRaised, UserError
-from lowercheck.frontends.base import Binding, NeedsConcreteSizes, ScalarArg, SizeArg, TensorArg, TupleArg, ValueArg
-from lowercheck.frontends.base import definition, user_frame
+from lowercheck.frontends.base import CAPTURE_ENV, Binding, NeedsConcreteSizes, NeedsThoroughCall, ScalarArg, SizeArg
+from lowercheck.frontends.base import TensorArg, TupleArg, ValueArg, definition, user_frame
 from lowercheck.frontends.triton.source import jit_function
 
 # Size hints: > 1, no multiple of 16, all distinct (so no two sizes look equal to torch).
@@ -61,6 +67,7 @@ class Capture:
     # Whether each top-level item of the returned value is a tensor (`return y, rstd, BLOCK`).
     returned_items: list[bool] = field(default_factory=list)
     reads_data_at: str | None = None  # captured on real tensors with our values: where it reads them
+    shapes_only: bool = False  # captured on shape tensors (`shapes`), not on torch's fake tensors
 
     def is_computed(self, tensor: Any) -> bool:
         return self.computed.get(id(tensor)) is tensor
@@ -72,8 +79,12 @@ class Capture:
     def sympy_of(self, value: Any) -> sympy.Basic:
         import torch
 
+        from lowercheck.frontends.triton import shapes
+
         if isinstance(value, torch.SymInt):
             return _plain(value.node.expr, self.names)
+        if isinstance(value, shapes.Size):
+            return _plain(value.expr, self.names)
         if isinstance(value, bool):
             return sympy.Integer(int(value))
         if isinstance(value, int):
@@ -132,10 +143,23 @@ class NeedsKernelResults(Exception):
     sizing the next buffer): capture it again, running each launch in Triton's interpreter."""
 
 
-def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None = None) -> Capture:
+def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None = None,
+            shapes_only: bool = True) -> Capture:
     """Call `fn` (a wrapper, or a kernel when `kernel_grid` is given) with fake arguments from
-    `binding`; return its launches; on real tensors where it reads their values (concrete sizes
-    only). Raises NeedsConcreteSizes, UserError (at the user's line)."""
+    `binding`; return its launches: on shape tensors if it can (`shapes_only`), else on torch's
+    fake tensors; on real tensors where it reads their values (concrete sizes only). Raises
+    NeedsConcreteSizes, UserError (at the user's line), NeedsThoroughCall (in a front-end worker,
+    whose call server then calls again with the fake-tensor capture)."""
+    if shapes_only and os.environ.get(CAPTURE_ENV) != "fake":
+        from lowercheck.frontends.triton import shapes
+
+        try:
+            return _capture(fn, path, binding, kernel_grid, data=False, shapes_only=True)
+        except NeedsConcreteSizes:  # it branches on sizes, as a ShapeEnv's guard would say
+            raise
+        except (shapes.BeyondShapes, Exception) as err:  # noqa: BLE001 - the fake-tensor capture decides
+            why = str(err) if isinstance(err, shapes.BeyondShapes) else f"{type(err).__name__}: {err}"
+            beyond_shapes(f"`{getattr(fn, '__name__', fn)}`: {why}")
     try:
         return _capture(fn, path, binding, kernel_grid, data=False)
     except NeedsData as need:
@@ -145,6 +169,14 @@ def capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, .
             captured = _capture(fn, path, binding, kernel_grid, data=True, run_kernels=True)
         captured.reads_data_at = str(need)
         return captured
+
+
+def beyond_shapes(why: str) -> None:
+    """The shape-only capture could not follow the wrapper (`why`): in a front-end worker's call,
+    raise NeedsThoroughCall (the call is made again in a fresh process, which the wrapper's first
+    run left no state in); elsewhere return, and the caller captures again on fake tensors."""
+    if os.environ.get(CAPTURE_ENV) == "fresh":
+        raise NeedsThoroughCall(why)
 
 
 @functools.cache
@@ -163,15 +195,22 @@ def _capture_shape_env() -> type:
 
 
 def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, ...] | None, data: bool,
-             run_kernels: bool = False) -> Capture:
+             run_kernels: bool = False, shapes_only: bool = False) -> Capture:
     import torch
-    from torch._dynamo.source import ConstantSource  # a ShapeEnv imports torch._dynamo anyway
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch.fx.experimental.symbolic_shapes import DimDynamic
 
     is_symbolic = binding.sizes is None
-    env = _capture_shape_env()(duck_shape=False) if is_symbolic else None
-    mode = contextlib.nullcontext() if data else FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    env = None
+    if shapes_only:
+        from lowercheck.frontends.triton import shapes
+
+        mode: Any = shapes.ShapeMode()
+    elif data:
+        mode = contextlib.nullcontext()
+    else:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        env = _capture_shape_env()(duck_shape=False) if is_symbolic else None
+        mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
     if data:
         torch.manual_seed(0)
     sizes: dict[str, Any] = {}
@@ -190,6 +229,14 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
             sizes[name] = int(binding.sizes[name])
             return sizes[name]
         hint = _HINTS[len(sizes) % len(_HINTS)] + 64 * (len(sizes) // len(_HINTS))
+        if shapes_only:
+            sym = shapes.symbol(len(sizes))
+            names[str(sym)] = name
+            sizes[name] = shapes.Size(sym, hint)
+            return sizes[name]
+        from torch._dynamo.source import ConstantSource  # a ShapeEnv imports torch._dynamo anyway
+        from torch.fx.experimental.symbolic_shapes import DimDynamic
+
         sym = env.create_symbol(hint, source=ConstantSource(name), dynamic_dim=DimDynamic.DYNAMIC)
         names[str(sym)] = name
         sizes[name] = env.create_symintnode(sym, hint=hint)
@@ -245,17 +292,37 @@ def _capture(fn: Callable, path: str, binding: Binding, kernel_grid: tuple[str, 
         except (NeedsConcreteSizes, NeedsKernelResults, Unsupported):
             raise
         except Exception as err:  # noqa: BLE001 - classified below
+            if shapes_only:
+                raise
             _classify(err, env, fn, path, data)
+        except BaseException as stop:  # a size branched on (only where sizes are symbols) or beyond shapes
+            if not shapes_only or not isinstance(stop, shapes.BranchesOnSizes):
+                raise
+        if shapes_only and shapes.tripped() is not None:  # raised, and swallowed by the wrapper or not
+            first = shapes.tripped()
+            if isinstance(first, shapes.BranchesOnSizes):  # a ShapeEnv would have guarded there
+                raise NeedsConcreteSizes(f"`{fn.__name__}` branches on sizes ({_guard_text(first.guard, names)})")
+            raise first
     if env is not None and env.guards:
         guards = ", ".join(str(_plain(g.expr, names)) for g in env.guards[:3])
         raise NeedsConcreteSizes(f"`{fn.__name__}` branches on sizes ({guards})")
     if kernel_grid is not None:
         for launch in launches:
             launch.grid = tuple(kernel_grid)
+    if shapes_only:
+        shapes.check_made([*(v for launch in launches for v in (*launch.bound.values(), *launch.grid)), result])
     returned = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
     items = list(result) if isinstance(result, (tuple, list)) else [] if result is None else [result]
     return Capture(launches, inputs, returned, is_symbolic, names, computed,
-                   [isinstance(item, torch.Tensor) for item in items])
+                   [isinstance(item, torch.Tensor) for item in items], shapes_only=shapes_only)
+
+
+def _guard_text(guard: sympy.Basic, names: dict[str, str]) -> str:
+    try:
+        return str(_plain(guard, names))
+    except NeedsConcreteSizes:  # `BitwiseFn_bitwise_or(...)`: pages of it for one next_power_of_2
+        used = sorted(names[s.name] for s in guard.free_symbols if s.name in names)
+        return f"on a bitwise function of {', '.join(used) or 'the sizes'}, as next_power_of_2 computes"
 
 
 def _with_data(shape: list[int], dtype) -> Any:
@@ -336,9 +403,16 @@ def _size_aware_min_max(fn: Callable) -> Iterator[None]:
 
     import torch
 
-    def lifted(builtin, symbolic_fn):
+    from lowercheck.frontends.triton import shapes
+
+    def lifted(builtin, symbolic_fn, sizes_fn):
         def choose(*args, **kwargs):
             values = args[0] if len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) else args
+            if not kwargs and len(values) >= 2 and any(isinstance(v, shapes.Size) for v in values):
+                result = values[0]
+                for value in values[1:]:
+                    result = sizes_fn(result, value)
+                return result
             if kwargs or len(values) < 2 or not any(isinstance(v, torch.SymInt) for v in values):
                 return builtin(*args, **kwargs)
             result = values[0]
@@ -352,8 +426,8 @@ def _size_aware_min_max(fn: Callable) -> Iterator[None]:
         yield
         return
     saved = {name: scope[name] for name in ("min", "max") if name in scope}
-    scope["min"] = lifted(builtins.min, torch.sym_min)
-    scope["max"] = lifted(builtins.max, torch.sym_max)
+    scope["min"] = lifted(builtins.min, torch.sym_min, shapes.smallest)
+    scope["max"] = lifted(builtins.max, torch.sym_max, shapes.largest)
     try:
         yield
     finally:

@@ -76,6 +76,8 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
     from triton._C.libtriton import native_specialize_impl
     from triton.runtime.jit import MockTensor
 
+    from lowercheck.frontends.triton.shapes import Size, is_size
+
     backend = _backend()
     signature: list[tuple[str, str]] = []
     constexprs: list[tuple[str, Any]] = []
@@ -83,7 +85,7 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
     for index, param in enumerate(fn.params):
         value = bound[param.name]
         if param.is_constexpr:
-            if isinstance(value, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+            if isinstance(value, (torch.SymInt, torch.SymBool, torch.SymFloat)) or is_size(value):
                 raise NeedsConcreteSizes(f"the constexpr `{param.name}` of `{fn.__name__}` depends on sizes")
             if isinstance(value, torch.Tensor):  # Triton's code generator fails on it with a TypeError
                 dtype = str(value.dtype).removeprefix("torch.")
@@ -95,8 +97,8 @@ def specialize(fn, bound: dict[str, Any], options: dict[str, Any], symbolic: boo
             signature.append((param.name, "constexpr"))
             constexprs.append((param.name, value))
             continue
-        if isinstance(value, torch.SymInt):
-            hint = value.node.hint
+        if isinstance(value, (torch.SymInt, Size)):
+            hint = value.hint if isinstance(value, Size) else value.node.hint
             ty = param.annotation_type or ("i32" if hint is None or hint in _INT32 else "i64")
             signature.append((param.name, ty))
             continue
@@ -126,8 +128,10 @@ def _check_options(fn, options: dict[str, Any], launched_at: SourceLocation | No
     fault, at the launch."""
     import torch
 
+    from lowercheck.frontends.triton.shapes import is_size
+
     for name, value in options.items():
-        if isinstance(value, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+        if isinstance(value, (torch.SymInt, torch.SymBool, torch.SymFloat)) or is_size(value):
             raise NeedsConcreteSizes(f"the launch option `{name}` of `{fn.__name__}` depends on sizes")
     try:
         _backend().parse_options(dict(options))

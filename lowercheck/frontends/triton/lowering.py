@@ -21,12 +21,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region
 
 from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
-from lowercheck.errors import SourceLocation, Unsupported, UserError
+from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
 from lowercheck.runners.user_code import entry_callable
 from lowercheck.frontends.base import (
     Binding,
     EntryCandidate,
     EntryParam,
+    NeedsConcreteSizes,
     ScalarArg,
     SizeArg,
     TensorArg,
@@ -35,7 +36,7 @@ from lowercheck.frontends.base import (
     returned_variables,
 )
 from lowercheck.frontends.triton import compile as ttc
-from lowercheck.frontends.triton.capture import Capture, capture
+from lowercheck.frontends.triton.capture import Capture, beyond_shapes, capture
 from lowercheck.frontends.triton.effects import effects
 from lowercheck.frontends.triton.source import discover, jit_function, load
 
@@ -59,6 +60,18 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     target, kernel_grid = _resolve(path, entry, wrappers, kernels, grid)
     fn = entry_callable(module, target.name)
     captured = capture(fn, path, binding, kernel_grid)
+    if captured.shapes_only:
+        try:
+            return _built(path, target, captured, binding)
+        except (LowercheckError, NeedsConcreteSizes):
+            raise
+        except Exception as err:  # noqa: BLE001 - a shape tensor where the builder met what it does not take
+            beyond_shapes(f"building the module from the shape-only capture: {type(err).__name__}: {err}")
+        captured = capture(fn, path, binding, kernel_grid, shapes_only=False)
+    return _built(path, target, captured, binding)
+
+
+def _built(path: str, target, captured: Capture, binding: Binding) -> ModuleOp:
     if not captured.launches:
         raise UserError(f"`{target.name}` launched no kernel with this binding",
                         SourceLocation(path, target.line), hint="check the branches that skip the launch")

@@ -120,3 +120,20 @@ def test_reduction_lengths_follow_the_operator_graph() -> None:
     lengths = reduction_lengths(entry, sizes)
     assert lengths["matmul"] == 7  # the inner dimension
     assert lengths["softmax"] == 11 and lengths["return0"] == 11  # the row softmax combines 11 products
+
+
+def test_torch_functions_nested_in_each_other_all_become_plain() -> None:
+    """`FloorDiv(s + PythonMod(255*s, 256), 256)` (a padded view's extent): every torch function goes,
+    the inner ones too, whatever order a set of the expression's atoms has in this process."""
+    import sympy
+    from torch.utils._sympy.functions import CeilDiv, FloorDiv, PythonMod
+
+    from lowercheck.frontends.torch.graph import _plain
+
+    s = sympy.Symbol("s0", positive=True, integer=True)
+    for k in range(2, 12):  # several shapes of it, so one order of the atoms cannot hide the fault
+        exprs = [FloorDiv(s + PythonMod(255 * s, 256 + k), 256), CeilDiv(PythonMod(s, k) + FloorDiv(s, k), 8),
+                 FloorDiv(FloorDiv(s * k + 1, 4), PythonMod(s, 7) + 1)]
+        for expr in exprs:
+            plain = _plain(expr)
+            assert not any(type(f).__module__.startswith("torch") for f in plain.atoms(sympy.Function)), plain

@@ -1,0 +1,30 @@
+"""`frontends.start_workers`: the Python sides' workers start before anything heavy is imported, and
+the in-process front ends (CUDA) are imported then, in the main thread: the diff's threads (ptxas
+beside the lowering) importing them at once would find each other's half-imported modules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+
+PROBE = """
+import sys, threading
+from lowercheck import frontends
+from lowercheck.frontends.isolated import IsolatedFrontend
+
+started = []
+IsolatedFrontend._start = lambda self: started.append(sorted(k for k in sys.modules if k.startswith("lowercheck.frontends.cuda")))
+frontends.start_workers([sys.argv[1], sys.argv[2]])
+print(started, "lowercheck.frontends.cuda.parse" in sys.modules, threading.active_count())
+"""
+
+
+def test_workers_start_first_and_the_cuda_front_end_is_imported_in_the_main_thread(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", PROBE, str(ROOT / "corpus/vector_add/vadd.cu"),
+                           str(ROOT / "corpus/vector_add/vadd.py")], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120, env={"LOWERCHECK_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[[]]", "True", "1"], done.stdout
