@@ -112,6 +112,26 @@ def ttir_compile_s(repeats: int, folder: Path) -> dict[str, float] | None:
             "process_s": statistics.median(t["process_s"] for t in found)}
 
 
+def rounds(repeats: int, folder: Path) -> tuple[float | None, dict[str, float] | None, dict[str, list[float]]]:
+    """The anchors and lowercheck's front-end figures, measured back to back in each of `repeats`
+    rounds (a shared machine that slows down between two blocks of runs would skew their ratios);
+    the anchors' medians over the rounds, and every figure's runs."""
+    nvcc: list[float] = []
+    ttir: list[dict[str, float]] = []
+    figures: dict[str, list[float]] = {}
+    for i in range(repeats):
+        here = folder / f"round-{i}"
+        here.mkdir()
+        if (cubin := nvcc_cubin_s(1, here)) is not None:
+            nvcc.append(cubin)
+        if (compiled := ttir_compile_s(1, here)) is not None:
+            ttir.append(compiled)
+        for name, runs in front_end_figures(1, here).items():
+            figures.setdefault(name, []).extend(runs)
+    ttir_medians = {key: statistics.median(t[key] for t in ttir) for key in ("compile_s", "process_s")} if ttir else None
+    return (statistics.median(nvcc) if nvcc else None), ttir_medians, figures
+
+
 def _lowercheck(*args: str) -> list[str]:
     return [sys.executable, "-m", "lowercheck", *args]
 
@@ -244,7 +264,8 @@ def markdown(figures: dict[str, list[float]], nvcc: float | None, ttir: dict | N
              emulator: tuple[float, float, int], n: int, matmul: tuple[float, float] | None, repeats: int) -> str:
     emulator_s, interpreter_s, thread_ops = emulator
     lines = [START, "# Benchmark: lowercheck against the compilers it wraps (`make bench`)", "",
-             f"Every figure from one run of `make bench`, fresh processes, imports included; medians of {repeats}.",
+             f"Every figure from one run of `make bench`, fresh processes, imports included; medians of {repeats} "
+             "rounds, each measuring the anchors and lowercheck back to back.",
              "Cold: an empty lowercheck cache (the OS's file cache and Triton's own cache warm). Warm, report "
              "reused: the same command again (`lowercheck/report_cache.py`: nothing it depends on changed). Warm, "
              "`--no-reuse`: the report computed again with the front ends' cache filled, what a diff costs when "
@@ -314,9 +335,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lowercheck-bench-") as tmp:
         folder = Path(tmp)
-        nvcc = nvcc_cubin_s(args.repeat, folder)
-        ttir = ttir_compile_s(args.repeat, folder)
-        figures = front_end_figures(args.repeat, folder)
+        nvcc, ttir, figures = rounds(args.repeat, folder)
         corpus = corpus_figures(args.corpus_cases, folder) if args.corpus_cases else None
     n = 16 * 2**20
     emulator = _emulator_vs_interpreter(n)
