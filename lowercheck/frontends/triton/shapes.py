@@ -191,7 +191,8 @@ class SizeCondition:
     def __eq__(self, other: Any) -> Any:
         raise BeyondShapes(f"a comparison of sizes compared ({self})")
 
-    __ne__ = __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = __eq__  # type: ignore[assignment]
+    __ne__ = __invert__ = __eq__  # type: ignore[assignment]
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __eq__
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __float__ = __eq__
 
     @classmethod
@@ -611,7 +612,8 @@ _ALLOCATE_LIKE = {
 # Tensor methods that give a tensor, and the shape tensor's method that models each.
 _METHODS = {
     torch.Tensor.view: "_view", torch.Tensor.reshape: "_reshape", torch.Tensor.flatten: "_flatten",
-    torch.Tensor.view_as: "_view_as", torch.Tensor.unsqueeze: "_unsqueeze", torch.Tensor.contiguous: "_contiguous_tensor",
+    torch.Tensor.view_as: "_view_as", torch.Tensor.unsqueeze: "_unsqueeze",
+    torch.Tensor.contiguous: "_contiguous_tensor",
     torch.Tensor.new_empty: "_new_empty", torch.Tensor.new_zeros: "_new_empty", torch.Tensor.new_ones: "_new_empty",
     torch.Tensor.new_full: "_new_full", torch.Tensor.zero_: "_filled", torch.Tensor.fill_: "_filled",
 }

@@ -17,7 +17,8 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 from lowercheck import ir  # noqa: E402
 from lowercheck.frontends import triton as frontend  # noqa: E402
-from lowercheck.frontends.base import CAPTURE_ENV, Binding, NeedsConcreteSizes, NeedsThoroughCall, TensorArg  # noqa: E402
+from lowercheck.frontends.base import CAPTURE_ENV, Binding, NeedsConcreteSizes, NeedsThoroughCall  # noqa: E402
+from lowercheck.frontends.base import TensorArg  # noqa: E402
 from lowercheck.frontends.triton import capture as capture_module  # noqa: E402
 from lowercheck.frontends.triton import shapes  # noqa: E402
 from lowercheck.frontends.triton.shapes import BeyondShapes, BranchesOnSizes, ShapeMode, Size  # noqa: E402
@@ -354,7 +355,8 @@ import triton.language as tl
 def rows_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     row = tl.program_id(0)
-    tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols), mask=cols < n_cols)
+    inside = cols < n_cols
+    tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=inside), mask=inside)
 
 
 def rows(x):
