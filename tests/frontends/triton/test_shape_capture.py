@@ -335,16 +335,6 @@ def scale(x):
 '''
 
 
-def test_a_tensor_the_shape_capture_did_not_make_sends_it_to_fake_tensors(tmp_path, monkeypatch) -> None:
-    path = tmp_path / "unmade.py"
-    path.write_text(UNMADE)
-    binding = Binding(args={"x": VEC})
-    monkeypatch.setenv(CAPTURE_ENV, "fresh")
-    with pytest.raises(NeedsThoroughCall, match="a Tensor the capture did not make"):
-        capture_module.capture(load(str(path)).scale, str(path), binding)
-    assert _lowered(str(path), binding, monkeypatch, None) == _lowered(str(path), binding, monkeypatch, "fake")
-
-
 POWER_OF_TWO = '''
 import torch
 import triton
@@ -395,13 +385,18 @@ def test_a_branch_on_sizes_needs_concrete_sizes_on_both_paths(tmp_path, monkeypa
     assert _lowered(str(path), concrete, monkeypatch, None) == _lowered(str(path), concrete, monkeypatch, "fake")
 
 
-def test_a_stop_the_wrapper_swallows_still_stops_the_shape_capture(tmp_path, monkeypatch) -> None:
-    path = tmp_path / "swallowing.py"
-    path.write_text(SWALLOWING)
+@pytest.mark.parametrize("source, entry, why", [
+    (UNMADE, "scale", "a Tensor the capture did not make"),  # a tensor with values reaches a launch
+    (SWALLOWING, "copy", "Tensor.float"),  # a stop the wrapper's bare `except:` swallows
+])
+def test_what_the_shape_capture_cannot_follow_is_captured_on_fake_tensors(tmp_path, monkeypatch, source, entry,
+                                                                          why) -> None:
+    path = tmp_path / f"{entry}.py"
+    path.write_text(source)
     binding = Binding(args={"x": VEC})
     monkeypatch.setenv(CAPTURE_ENV, "fresh")
-    with pytest.raises(NeedsThoroughCall, match="Tensor.float"):
-        capture_module.capture(load(str(path)).copy, str(path), binding)
+    with pytest.raises(NeedsThoroughCall, match=why):
+        capture_module.capture(getattr(load(str(path)), entry), str(path), binding)
     assert _lowered(str(path), binding, monkeypatch, None) == _lowered(str(path), binding, monkeypatch, "fake")
 
 
