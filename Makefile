@@ -41,10 +41,11 @@ profile: $(STAMP)
 detection: $(STAMP)
 	-$(PY) -m lowercheck corpus corpus -j 2 --baseline kernelbench --markdown docs/detection.md
 
-# Every case of corpus/*/expected.toml against its verdict and codes (`make test` runs a cover: in
-# each folder one case of each verdict and mode, and every expected code once).
+# Every case of corpus/*/expected.toml against its verdict and codes, and every corpus file lowered
+# (`make test` runs covers: in each folder one case of each verdict and mode, and every expected code
+# once; one file of each language, and those with data-dependent accesses).
 corpus: $(STAMP)
-	CORPUS=all $(PY) -m pytest -q -n 2 tests/test_corpus.py
+	CORPUS=all $(PY) -m pytest -q -n 2 tests/test_corpus.py tests/test_lower_corpus.py
 
 # Every case of corpus/hostile (`make test` leaves out all but one of those that wait out a time limit).
 hostile: $(STAMP)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lowercheck import ir, symbolic
+from lowercheck import symbolic
 from lowercheck.bind import dtype_name, zeroed_accumulators
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import UserError
@@ -89,7 +89,7 @@ def run_request(side: SideInfo, args: dict[str, Any], options: Any, sizes: Mappi
     # Absolute: the run's child starts in another directory (its fork server's), where a relative
     # path would name another file, or none.
     return RunRequest(language=side.language, path=os.path.abspath(side.path), entry=side.entry,
-                      ir=ir.print_ir(side.module) if side.language == "cuda" else None,
+                      ir=side.ir_text() if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
                                "fixed": list(side.fixed), "tuples": side.tuples,
                                **({"grid": grid_at(side.grid, sizes)} if side.grid is not None else {})})

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from lowercheck import __version__, cuda_on_cpu, differential, plan
+from lowercheck import __version__, cuda_on_cpu, differential, ir, plan
 from lowercheck.compare import dynamic, infer, numerics, operators, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.perf import cost, occupancy, targets
@@ -104,6 +104,7 @@ class SideInfo:
     grid: tuple[str, ...] | None = None  # a kernel entry's grid (the spec's `[launch]`), over the sizes
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
+    _printed: tuple[ModuleOp, tuple, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def per_size(self) -> bool:
@@ -123,6 +124,14 @@ class SideInfo:
             view.roles = self.roles  # one role table for every size
             self._per_size[key] = view
         return self._per_size[key]
+
+    def ir_text(self) -> str:
+        """The module's text, for the runners: printed once for every run of the module (binding a
+        spec's shapes, the one change made to a lowered module, prints it again)."""
+        shapes = tuple(sorted((name, tuple(shape)) for name, shape in self.extents().items()))
+        if self._printed is None or self._printed[0] is not self.module or self._printed[1] != shapes:
+            self._printed = (self.module, shapes, ir.print_ir(self.module))
+        return self._printed[2]
 
     @property
     def entry_op(self) -> EntryOp:

@@ -436,8 +436,6 @@ MAKERS = {
 }
 # Inputs the operation is meant to change (destination passing): not an LC306 when they do.
 INOUT = {"histogram": {1}}
-op, sizes, jobs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-n_inputs, ref = REFS.get(op, (None, None))
 
 
 def _run_shaped(wrapper, dims, res):
@@ -491,58 +489,62 @@ def _run_shaped(wrapper, dims, res):
         "reads_padding": not torch.equal(out.view(torch.int32), out1.view(torch.int32)),
     })
 results = {}
-for path in jobs:
-    res = {"imported": False, "error": None, "runs": []}
-    results[path] = res
-    try:
-        spec = importlib.util.spec_from_file_location("corpus_port", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        # @triton.jit gives a JITFunction, or an InterpretedFunction under TRITON_INTERPRET=1.
-        from triton.runtime import JITFunction
-        from triton.runtime.interpreter import InterpretedFunction
-        jit_types = (JITFunction, InterpretedFunction)
-        kernels = [v for v in vars(mod).values() if isinstance(v, jit_types)]
-        wrappers = [
-            v for k, v in vars(mod).items()
-            if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == mod.__name__
-            and not isinstance(v, (type, *jit_types))
-        ]
-        res["kernels"] = len(kernels)
-        res["wrappers"] = [w.__name__ for w in wrappers]
-        res["imported"] = True
-        (wrapper,) = wrappers
-        if op in SHAPED:
-            for dims in sizes:
-                _run_shaped(wrapper, dims, res)
-            continue
-        for n in sizes:
-            g = torch.Generator().manual_seed(1000 + n)
-            _buffers.clear()
-            inputs = []
-            for _ in range(n_inputs):
-                t = _padded(n, 12345.0)
-                t.copy_(torch.randn(n, generator=g, dtype=torch.float32))
-                inputs.append(t)
-            before = [t.clone() for t in inputs]
-            args = ([1.5] if op == "saxpy" else []) + inputs
-            out = wrapper(*args)
-            expect = ref(*[t.double().numpy() for t in before])
-            got = out.detach().double().numpy()
-            written = ~np.isnan(got)
-            # torch.testing.assert_close's fp32 tolerance, against a float64 reference.
-            close = np.abs(got - expect) <= 1e-5 + 1.3e-6 * np.abs(expect)
-            res["runs"].append({
-                "n": n,
-                "dtype": str(out.dtype),
-                "shape": list(out.shape),
-                "poison_left": int((~written).sum()),
-                "wrong_written": int((written & ~close).sum()),
-                "inputs_changed": any(not torch.equal(a, b) for a, b in zip(inputs, before)),
-                "padding_written": _padding_written(),
-            })
-    except BaseException:
-        res["error"] = traceback.format_exc()
+# Each op with its sizes and ports: [[op, sizes, [path, ...]], ...]; `op` is the global
+# `_run_shaped` reads.
+for op, sizes, jobs in json.loads(sys.argv[1]):
+    n_inputs, ref = REFS.get(op, (None, None))
+    for path in jobs:
+        res = {"imported": False, "error": None, "runs": []}
+        results[path] = res
+        try:
+            spec = importlib.util.spec_from_file_location("corpus_port", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            # @triton.jit gives a JITFunction, or an InterpretedFunction under TRITON_INTERPRET=1.
+            from triton.runtime import JITFunction
+            from triton.runtime.interpreter import InterpretedFunction
+            jit_types = (JITFunction, InterpretedFunction)
+            kernels = [v for v in vars(mod).values() if isinstance(v, jit_types)]
+            wrappers = [
+                v for k, v in vars(mod).items()
+                if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == mod.__name__
+                and not isinstance(v, (type, *jit_types))
+            ]
+            res["kernels"] = len(kernels)
+            res["wrappers"] = [w.__name__ for w in wrappers]
+            res["imported"] = True
+            (wrapper,) = wrappers
+            if op in SHAPED:
+                for dims in sizes:
+                    _run_shaped(wrapper, dims, res)
+                continue
+            for n in sizes:
+                g = torch.Generator().manual_seed(1000 + n)
+                _buffers.clear()
+                inputs = []
+                for _ in range(n_inputs):
+                    t = _padded(n, 12345.0)
+                    t.copy_(torch.randn(n, generator=g, dtype=torch.float32))
+                    inputs.append(t)
+                before = [t.clone() for t in inputs]
+                args = ([1.5] if op == "saxpy" else []) + inputs
+                out = wrapper(*args)
+                expect = ref(*[t.double().numpy() for t in before])
+                got = out.detach().double().numpy()
+                written = ~np.isnan(got)
+                # torch.testing.assert_close's fp32 tolerance, against a float64 reference.
+                close = np.abs(got - expect) <= 1e-5 + 1.3e-6 * np.abs(expect)
+                res["runs"].append({
+                    "n": n,
+                    "dtype": str(out.dtype),
+                    "shape": list(out.shape),
+                    "poison_left": int((~written).sum()),
+                    "wrong_written": int((written & ~close).sum()),
+                    "inputs_changed": any(not torch.equal(a, b) for a, b in zip(inputs, before)),
+                    "padding_written": _padding_written(),
+                })
+        except BaseException:
+            res["error"] = traceback.format_exc()
 print("@@RESULTS@@" + json.dumps(results))
 """
 
@@ -553,7 +555,8 @@ def _port_cases() -> dict[str, tuple[str, dict]]:
             if case["source"] == f"{cu_stem(op)}.cu" and "pallas_call" not in (CORPUS / op / case["target"]).read_text()}
 
 
-def _run_child(op: str, jobs: list[str]) -> dict:
+def _run_child(groups: list[tuple[str, list[str]]]) -> dict:
+    """The ports of `groups` (each an op and its ports' paths) in one interpreter process."""
     env = dict(os.environ)
     env.update(
         TRITON_INTERPRET="1",
@@ -563,7 +566,7 @@ def _run_child(op: str, jobs: list[str]) -> dict:
     )
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # as the Makefile sets it
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, op, json.dumps(sizes_of(op)), json.dumps(jobs)],
+        [sys.executable, "-c", CHILD, json.dumps([[op, sizes_of(op), jobs] for op, jobs in groups])],
         capture_output=True,
         text=True,
         env=env,
@@ -573,7 +576,7 @@ def _run_child(op: str, jobs: list[str]) -> dict:
     marker = "@@RESULTS@@"
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker)), None)
     if line is None:
-        raise RuntimeError(f"child for {op} failed (rc {proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise RuntimeError(f"child for {[op for op, _ in groups]} failed (rc {proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(line[len(marker):])
 
 
@@ -582,9 +585,14 @@ def interpreter_results() -> dict:
     by_op: dict[str, list[str]] = {}
     for key, (op, _case) in _port_cases().items():
         by_op.setdefault(op, []).append(str(CORPUS / key))
+    # Two children, the ops dealt out by their number of ports (largest first), so that torch and
+    # Triton are imported twice, not once per op.
+    shares: list[list[tuple[str, list[str]]]] = [[], []]
+    for op, jobs in sorted(by_op.items(), key=lambda item: -len(item[1])):
+        min(shares, key=lambda share: sum(len(j) for _, j in share)).append((op, jobs))
     results: dict = {}
-    with ThreadPoolExecutor(max_workers=len(by_op) or 1) as pool:
-        for part in pool.map(lambda item: _run_child(*item), by_op.items()):
+    with ThreadPoolExecutor(max_workers=len(shares)) as pool:
+        for part in pool.map(_run_child, [share for share in shares if share]):
             results.update(part)
     return {str(Path(k).relative_to(CORPUS)): v for k, v in results.items()}
 

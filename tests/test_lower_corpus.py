@@ -1,9 +1,13 @@
-"""`lowercheck lower --emit access` on every corpus file: the access IR prints, parses back and
-models every access (no `access.unmodelled`; an index from loaded data is an `access.indirect`) —
-the files a reviewer would point it at."""
+"""`lowercheck lower --emit access` on corpus files: the access IR prints, parses back and models
+every access (no `access.unmodelled`; an index from loaded data is an `access.indirect`) — the files
+a reviewer would point it at.
+
+`make test` lowers a cover (`cover`): in each folder the first file of each language, and every file
+with data-dependent accesses; `make corpus` (CORPUS=all) lowers every file."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +18,7 @@ from lowercheck.lowering import lower_file
 from lowercheck.spec import ArgSpec, Spec
 
 CORPUS = Path(__file__).parents[1] / "corpus"
-FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".cu", ".py"))
+ALL_FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".cu", ".py"))
 
 
 # What a file on its own cannot say: the arguments that are no float32 vectors (`lower` assumes
@@ -29,6 +33,22 @@ SPECS = {
 DATA_DEPENDENT = {"histogram/histogram.cu", "histogram/histogram_missing_sync.cu", "histogram/histogram_atomic.py",
                   "histogram/histogram_floor_grid.py", "histogram/histogram_no_mask.py",
                   "histogram/histogram_no_range_check.py", "cross_entropy/cross_entropy_gather.py"}
+
+
+
+
+def cover(files: list[Path]) -> list[Path]:
+    """The first file of each folder and language, and each file whose accesses depend on data."""
+    chosen, kinds = [], set()
+    for path in files:
+        kind = (path.parent.name, language_of(str(path)))
+        if kind not in kinds or f"{path.parent.name}/{path.name}" in DATA_DEPENDENT:
+            kinds.add(kind)
+            chosen.append(path)
+    return chosen
+
+
+FILES = ALL_FILES if os.environ.get("CORPUS") == "all" else cover(ALL_FILES)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])

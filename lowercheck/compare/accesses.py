@@ -16,8 +16,9 @@ built for each concrete size of the sweep instead ("swept"), and says so.
 from __future__ import annotations
 
 import itertools
-
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -199,10 +200,19 @@ def size_constraints(params: Iterable[str]) -> str:
     return " and ".join(f"{p} >= 1" for p in params) or "0 = 0"
 
 
+# Relations built once per module, size binding and shapes, and shared: the static checks, the
+# traffic, the cost model and the reduction facts each ask for the same ones, and parsing the maps
+# is most of a build. The entries keep their modules, so an `id` is not reused while it is a key.
+_BUILT: OrderedDict[tuple, tuple[ModuleOp, Relations | symbolic.NonAffine]] = OrderedDict()
+_BUILT_KEPT = 64
+_BUILT_LOCK = threading.Lock()
+
+
 def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterable[str],
           shapes: Mapping[str, Sequence[str]] | None = None) -> Relations:
     """isl relations of every access in `module` (the output of `extract-accesses`), in the logical
-    coordinates of each global buffer's `shapes` (default: the entry's param shapes).
+    coordinates of each global buffer's `shapes` (default: the entry's param shapes). Built once for
+    the same arguments: the result is shared, and read only.
 
     Raises `symbolic.NonAffine` when `sizes` is None and some expression is not quasi-affine in the
     sizes: the caller then retries with concrete sizes."""
@@ -210,6 +220,28 @@ def build(module: ModuleOp, sizes: Mapping[str, int] | None, size_names: Iterabl
     if shapes is None:
         shapes = {p.pname: strings(p.shape) for p in entry.params if p.kind.data == "buffer" and p.shape.data}
     params = sorted(size_names) if sizes is None else []
+    key = (id(module), None if sizes is None else tuple(sorted(sizes.items())), tuple(params),
+           tuple(sorted((name, tuple(shape)) for name, shape in shapes.items())))
+    with _BUILT_LOCK:
+        kept = _BUILT.get(key)
+        if kept is not None:
+            _BUILT.move_to_end(key)
+    if kept is None:
+        try:
+            kept = (module, _build(module, entry, sizes, params, shapes))
+        except symbolic.NonAffine as err:
+            kept = (module, err)
+        with _BUILT_LOCK:
+            _BUILT[key] = kept
+            while len(_BUILT) > _BUILT_KEPT:
+                _BUILT.popitem(last=False)
+    if isinstance(kept[1], symbolic.NonAffine):
+        raise symbolic.NonAffine(*kept[1].args)
+    return kept[1]
+
+
+def _build(module: ModuleOp, entry: EntryOp, sizes: Mapping[str, int] | None, params: list[str],
+           shapes: Mapping[str, Sequence[str]]) -> Relations:
     accesses: list[Access] = []
     unmodelled: list[Unmodelled] = []
     indirect: list[Indirect] = []

@@ -251,16 +251,18 @@ def words(signatures: np.ndarray, group_list: Sequence[Group], out_shape: Sequen
             forms[f"i{k}"] = bool(np.all((counts == 1) & at_c))
             prefix = np.arange(extent)[None, :] <= c[:, None]
             forms[f"0 .. i{k}"] = bool(np.all(along == prefix))
-        spans = {_span(a) for a in np.unique(along, axis=0)}
-        fixed = spans.pop() if len(spans) == 1 and None not in spans else "?"
+        fixed = _common_span(along, counts)
         per_dim.append("0" if extent == 1 else next((form for form, holds in forms.items() if holds), fixed))
     index = ", ".join(f"i{k}" for k in range(len(out_shape)))
     return f"{output}[{index}] changes with {input_name}[{', '.join(per_dim)}]"
 
 
-def _span(along: np.ndarray) -> str | None:
-    """`a .. b` (or `a`) when the coordinates are one contiguous run, else None."""
-    found = np.flatnonzero(along)
-    if found.size == 0 or found[-1] - found[0] + 1 != found.size:
-        return None
-    return f"{found[0]}" if found.size == 1 else f"{found[0]} .. {found[-1]}"
+def _common_span(along: np.ndarray, counts: np.ndarray) -> str:
+    """`a .. b` (or `a`) when every row of `along` holds the same one contiguous run of
+    coordinates (`counts` of them), else `?`."""
+    first = along.argmax(axis=1)
+    last = along.shape[1] - 1 - along[:, ::-1].argmax(axis=1)
+    if not (np.all(counts > 0) and np.all(last - first + 1 == counts)
+            and np.all(first == first[0]) and np.all(last == last[0])):
+        return "?"
+    return f"{first[0]}" if first[0] == last[0] else f"{first[0]} .. {last[0]}"

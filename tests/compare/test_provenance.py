@@ -77,6 +77,19 @@ def test_elementwise_scan_and_broadcast_in_words():
     assert provenance.words(sig, groups_, (5,), (5, 7), "y", "x") == "y does not change with x"
 
 
+def test_a_span_in_words_is_one_run_shared_by_every_output_element():
+    """`a .. b` only when each output element reads the same contiguous coordinates; rows reading
+    different runs, or a run with a gap, are `?`."""
+    x = _x()
+    sig, groups_, _ = _signature(lambda v: v[:, 2:3].sum(axis=1), x)
+    assert provenance.words(sig, groups_, (5,), (5, 7), "y", "x") == "y[i0] changes with x[i0, 2]"
+    shifted = lambda v: np.stack([v[i, i % 3:i % 3 + 2].sum() for i in range(5)])  # noqa: E731
+    sig, groups_, _ = _signature(shifted, x)
+    assert provenance.words(sig, groups_, (5,), (5, 7), "y", "x") == "y[i0] changes with x[i0, ?]"
+    sig, groups_, _ = _signature(lambda v: v[:, 1] + v[:, 4], x)
+    assert provenance.words(sig, groups_, (5,), (5, 7), "y", "x") == "y[i0] changes with x[i0, ?]"
+
+
 def test_equal_functions_written_differently_have_no_candidate():
     """Softmax with and without the max subtracted, and layer norm (invariant to a shift of its
     row): the replaced slices are no shift, and both sides answer alike."""

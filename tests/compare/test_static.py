@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
 from lowercheck import ir
@@ -98,3 +99,42 @@ def test_non_affine_index_falls_back_to_the_sweep(grid: str) -> None:
     result = analyse(source(), target(grid=grid, store=idx, load=idx), CORRESPONDENCE, ["n"], sweep)
     assert result.strength is Evidence.SWEPT
     assert any(f.code == "LC203" for f in result.findings)
+
+
+def test_relations_are_built_once_per_binding_and_again_once_a_shape_is_bound() -> None:
+    """`accesses.build` is shared by the checks, the traffic and the cost model: the same module,
+    binding and shapes give the same relations; another binding, or a shape a spec binds into the
+    module (`bind.set_shape`), builds them again; a parametric build that is not affine raises
+    each time it is asked."""
+    from lowercheck.bind import set_shape
+    from lowercheck.compare import accesses
+    from lowercheck.symbolic import NonAffine
+
+    module = target().module
+    first = accesses.build(module, {"n": 1000}, ["n"])
+    assert accesses.build(module, {"n": 1000}, ["n"]) is first
+    assert accesses.build(module, {"n": 999}, ["n"]) is not first
+    parametric = accesses.build(module, None, ["n"])
+    assert parametric is not first and parametric.sizes is None
+    set_shape(module, "x", ["2", "n"])
+    bound = accesses.build(module, {"n": 1000}, ["n"])
+    assert bound is not first
+    assert bound.of("x", "read")[0].relation.dim(isl.dim_type.out) == 2  # x[i0, i1] in its new shape
+    product = target(store="GRID0*n", guard=False).module
+    for _ in range(2):
+        with pytest.raises(NonAffine):
+            accesses.build(product, None, ["n"])
+
+
+def test_a_sides_text_for_the_runners_is_printed_once_and_again_once_a_shape_is_bound() -> None:
+    """Every run request of a CUDA side carries its module's text (`SideInfo.ir_text`): printed once
+    per module, and printed again after `bind.set_shape` changed a parameter's shape."""
+    from lowercheck.bind import set_shape
+    from lowercheck.diff import SideInfo
+
+    side = SideInfo("source", "vadd.cu", "vadd", "cuda", ir.parse(SOURCE_IR.read_text()))
+    first = side.ir_text()
+    assert side.ir_text() is first and first == ir.print_ir(side.module)
+    set_shape(side.module, "a", ["2", "n"])
+    again = side.ir_text()
+    assert again != first and again == ir.print_ir(side.module) and '"2", "n"' in again

@@ -22,6 +22,7 @@ import ast
 import ctypes
 import os
 import re
+import weakref
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -643,8 +644,19 @@ def is_device_only(fn: ci.Cursor) -> bool:
     return has_attr(fn, ci.CursorKind.CUDADEVICE_ATTR) and not has_attr(fn, ci.CursorKind.CUDAHOST_ATTR)
 
 
+# Each translation unit's function definitions, found once: the walk visits every declaration of
+# every header, and the front end asks for them several times per unit.
+_DEFINITIONS: weakref.WeakKeyDictionary[ci.TranslationUnit, tuple[ci.Cursor, ...]] = weakref.WeakKeyDictionary()
+
+
 def function_definitions(tu: ci.TranslationUnit) -> list[ci.Cursor]:
     """Function definitions in the main file (namespaces included), in source order."""
+    if tu not in _DEFINITIONS:
+        _DEFINITIONS[tu] = tuple(_function_definitions(tu))
+    return list(_DEFINITIONS[tu])
+
+
+def _function_definitions(tu: ci.TranslationUnit) -> list[ci.Cursor]:
     found: list[ci.Cursor] = []
 
     def visit(cursor: ci.Cursor) -> None:
