@@ -8,9 +8,13 @@ import islpy as isl
 import pytest
 
 from lowercheck import ir
-from lowercheck.findings import Evidence
+from lowercheck.bind import set_shape
+from lowercheck.compare import accesses
 from lowercheck.compare.static import Side, analyse
+from lowercheck.diff import SideInfo
+from lowercheck.findings import Evidence
 from lowercheck.lowering import extract_accesses
+from lowercheck.symbolic import NonAffine
 
 SOURCE_IR = Path(__file__).parents[1] / "filecheck" / "passes" / "extract_accesses_cuda.mlir"
 SWEEP = [{"n": 1}, {"n": 1000}, {"n": 4099}]
@@ -106,10 +110,6 @@ def test_relations_are_built_once_per_binding_and_again_once_a_shape_is_bound() 
     binding and shapes give the same relations; another binding, or a shape a spec binds into the
     module (`bind.set_shape`), builds them again; a parametric build that is not affine raises
     each time it is asked."""
-    from lowercheck.bind import set_shape
-    from lowercheck.compare import accesses
-    from lowercheck.symbolic import NonAffine
-
     module = target().module
     first = accesses.build(module, {"n": 1000}, ["n"])
     assert accesses.build(module, {"n": 1000}, ["n"]) is first
@@ -129,9 +129,6 @@ def test_relations_are_built_once_per_binding_and_again_once_a_shape_is_bound() 
 def test_a_sides_text_for_the_runners_is_printed_once_and_again_once_a_shape_is_bound() -> None:
     """Every run request of a CUDA side carries its module's text (`SideInfo.ir_text`): printed once
     per module, and printed again after `bind.set_shape` changed a parameter's shape."""
-    from lowercheck.bind import set_shape
-    from lowercheck.diff import SideInfo
-
     side = SideInfo("source", "vadd.cu", "vadd", "cuda", ir.parse(SOURCE_IR.read_text()))
     first = side.ir_text()
     assert side.ir_text() is first and first == ir.print_ir(side.module)
