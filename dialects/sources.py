@@ -31,6 +31,7 @@ offset of a butterfly or a chain, so that a whole warp reduction is one source, 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -138,7 +139,9 @@ def parse(source: str) -> tuple[str, list[tuple[str, object]]]:
     return base, steps
 
 
+@functools.lru_cache(maxsize=1 << 16)  # `merged` asks again for each source on each of its passes
 def _last_lane_step(source: str) -> tuple[str, LaneStep] | None:
+    """`source` split before its last step when that is a lane step (`~...`): (the rest, the step)."""
     head, tilde, tail = source.rpartition("~")
     if not tilde or _STEP.search(tail):
         return None
@@ -158,7 +161,7 @@ def merged(sources: frozenset[str]) -> frozenset[str]:
     changed = True
     while changed:
         changed = _absorb(current)
-        for s in sorted(current):
+        for s in sorted(s for s in current if "~" in s):  # only a lane step folds
             last = _last_lane_step(s)
             if last is None or last[1].kind not in _SPAN or last[1].arg & (last[1].arg - 1):
                 continue  # spans are of distinct power-of-two offsets
@@ -182,11 +185,13 @@ def merged(sources: frozenset[str]) -> frozenset[str]:
 
 
 def _absorb(current: set[str]) -> bool:
-    """Drop what a span already holds: p itself (every span holds its own lane) and p~LK m for a
-    span p~LK M of the same kind whose bits include m's. True when something was dropped."""
+    """Drop what a span already holds: p itself (every span holds its own lane), p~LK m for a
+    span p~LK M of the same kind whose bits include m's, and a chain of XOR steps after p whose
+    offsets and masks are all within the M of a butterfly p~LX M (the partial butterflies a loop
+    around a warp reduction leaves beside the whole one). True when something was dropped."""
     spans: dict[tuple[str, str, str, int], list[int]] = {}
     for s in current:
-        last = _last_lane_step(s)
+        last = _last_lane_step(s) if "~" in s else None
         if last is not None and last[1].kind in "XDU":
             prefix, step = last
             spans.setdefault((prefix, step.lane, step.kind, step.width), []).append(step.arg)
@@ -196,9 +201,35 @@ def _absorb(current: set[str]) -> bool:
         for m in masks:
             if any(m != other and m & other == m for other in masks):
                 dropped.add(prefix + lane_step(lane, kind, m, width))
+    butterflies = {(p, lane, width): masks for (p, lane, kind, width), masks in spans.items() if kind == "X"}
+    if butterflies:  # p~LX M holds every lane l ^ m (m within M): so does any chain of XORs within M after p
+        for s in current:
+            for prefix, lane, width, bits in _xor_tails(s):
+                masks = butterflies.get((prefix, lane, width), ())
+                if any(bits & m == bits and s != prefix + lane_step(lane, "X", m, width) for m in masks):
+                    dropped.add(s)
+                    break
     dropped &= current
     current -= dropped
     return bool(dropped)
+
+
+def _xor_tails(source: str):
+    """Each split of `source` into (prefix, lane, width, bits) where what follows the prefix is a chain
+    of XOR steps (`x` of a power-of-two offset, `X`) of one lane and width, `bits` their offsets'
+    and masks' union: the value at lane l of the chain is one of the prefix's at lanes l ^ m, m
+    within `bits`, in l's group. Nearest the write first."""
+    bits, where, head = 0, None, source
+    while "~" in head and (last := _last_lane_step(head)) is not None:
+        head, step = last
+        if step.kind not in "xX" or (step.kind == "x" and step.arg & (step.arg - 1)):
+            return
+        if where is None:
+            where = (step.lane, step.width)
+        elif where != (step.lane, step.width):
+            return
+        bits |= step.arg
+        yield head, step.lane, step.width, bits
 
 
 __all__ = ["MOVED", "MOVES", "LaneStep", "OrderStep", "earlier", "lane_step", "merged", "parse", "prefix", "read_id"]

@@ -17,8 +17,9 @@ def run_lowercheck(args: list[str]) -> subprocess.CompletedProcess:
     """`lowercheck ARGS` in this test process, with the result of `subprocess.run(...,
     capture_output=True, text=True)`. The front ends' workers and the runners' fork servers stay up
     between calls, so a test pays for importing torch, Triton and JAX once per test process, not once
-    per command; each run still goes to its own child process. The tests that are about the process
-    itself (a hang, a traceback on bad input) run `python -m lowercheck` for real."""
+    per command; each run still goes to its own child process. A usage error's SystemExit becomes its
+    exit code, as in the process. The tests that are about the process itself (a hang, a port that
+    exits, a missing file once) run `python -m lowercheck` for real."""
     from lowercheck.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -26,7 +27,10 @@ def run_lowercheck(args: list[str]) -> subprocess.CompletedProcess:
     os.environ["COLUMNS"] = "200"
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args), keep_workers=True)
+            try:
+                code = main(list(args), keep_workers=True)
+            except SystemExit as stop:  # argparse's usage errors (exit 2), as the process would exit
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
     finally:
         if previous is None:
             os.environ.pop("COLUMNS", None)

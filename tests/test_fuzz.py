@@ -94,17 +94,18 @@ def test_a_process_left_behind_is_found_by_its_tag_and_ended() -> None:
 
 @pytest.mark.xdist_group("fuzz")
 def test_a_fast_slice_of_make_fuzz(tmp_path: Path) -> None:
-    """24 mutants of a fixed seed, static and with runs, in the server and in fresh processes:
-    no traceback, internal error, hang, exit outside 0-3, exit 2 without file:line, changed input
-    or process left behind (`make fuzz` runs 2,000)."""
+    """13 mutants of a fixed seed, one of each kind (`fuzz.KINDS`, dealt in turn), each static or with
+    runs, in the server or in a fresh process by `make fuzz`'s shares: no traceback, internal error,
+    hang, exit outside 0-3, exit 2 without file:line, changed input or process left behind (`make
+    fuzz` runs 2,000)."""
     out, log = tmp_path / "fuzz.md", tmp_path / "fuzz.jsonl"
     began = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lowercheck.fuzz", "--seed", "1", "--count", "24", "-j", "2",
+    done = subprocess.run([sys.executable, "-m", "lowercheck.fuzz", "--seed", "1", "--count", str(len(fuzz.KINDS)), "-j", "2",
                            "--out", str(out), "--log", str(log)], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     seconds = time.monotonic() - began
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     report = out.read_text()
-    assert "**failures: 0**" in report and "| bom-crlf |" in report
-    assert len(log.read_text().splitlines()) == 24
+    assert "**failures: 0**" in report and all(f"| {kind} |" in report for kind in fuzz.KINDS)
+    assert len(log.read_text().splitlines()) == len(fuzz.KINDS)
     assert seconds < 240, f"the slice took {seconds:.0f} s"

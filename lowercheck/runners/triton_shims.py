@@ -14,7 +14,12 @@ return None there. `install()` (in the runner's child, before the user's file is
 - passes a Python float kernel argument on as an fp32 scalar, as the compiler types it (the
   interpreter keeps it a float, so `alpha.to(tl.float16)` fails there);
 - makes `@triton.autotune` run its first config, the one the front end lowers, instead of timing
-  every config on the GPU driver, which a CPU has none of ("0 active drivers").
+  every config on the GPU driver, which a CPU has none of ("0 active drivers");
+- finds the builtins of `triton.language` (its module, `core`, `math`, `tensor`, the descriptors'
+  base) once, not on every call: the interpreter patches the language before each call of a jit
+  function, nested ones included (`tl.sum`, `tl.cumsum`, `tl.cdiv` once per program), and its
+  `inspect.getmembers` of each package was a third of a reduction kernel's run. The patch is the
+  same: each remembered name is patched while it is still a builtin, in the same order.
 
 A symbol without an entry here (the directed-rounding `_rd`/`_ru`/`_rz` variants, Bessel functions)
 still fails in the interpreter, and that is reported as the runner's limit (inconclusive), never as
@@ -123,8 +128,31 @@ def install() -> None:
         setattr(neutral, name, call)
         setattr(cuda_libdevice, name, call)
     interpreter._implicit_cvt = _float_scalars_as_fp32(interpreter._implicit_cvt, interpreter, tl)
+    interpreter._patch_builtin = _builtins_found_once(interpreter._patch_builtin, interpreter, tl)
     Autotuner.prune_configs = _first_config
     _INSTALLED = True
+
+
+def _builtins_found_once(patch_builtin, interpreter, tl):
+    """The interpreter's `_patch_builtin` with each language package's builtin names found here, before
+    any launch has patched them (so none is missed), instead of by `inspect.getmembers` on every call.
+    A package not listed here goes to the interpreter's own."""
+    import inspect
+
+    packages = (tl, tl.core, tl.math, tl.tensor, tl.core.tensor_descriptor_base)
+    names = {package: [name for name, member in inspect.getmembers(package) if tl.core.is_builtin(member)]
+             for package in packages}
+
+    def patch(package, builder, scope):
+        found = names.get(package)
+        if found is None:
+            return patch_builtin(package, builder, scope)
+        for name in found:
+            member = getattr(package, name, None)
+            if tl.core.is_builtin(member):  # not patched already (a nested call's patch stays in place)
+                interpreter._patch_attr(package, name, member, builder, scope)
+
+    return patch
 
 
 def _first_config(autotuner, kwargs):

@@ -7,15 +7,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 CORPUS = Path(__file__).parents[2] / "corpus"
 VADD_CU = str(CORPUS / "vector_add" / "vadd.cu")
 VADD_PY = str(CORPUS / "vector_add" / "vadd.py")
 
 
-def lowercheck(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lowercheck", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd)
+def lowercheck(*args: str) -> subprocess.CompletedProcess:
+    """`lowercheck ARGS` in this test process (`support.run_lowercheck`: the same exit code and output
+    as the command's process, without its start and imports); `test_missing_file` runs the process."""
+    return run_lowercheck(list(args))
+
+
+def lowercheck_process(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lowercheck", *args], capture_output=True, text=True, timeout=300)
 
 
 def assert_clean_error(done: subprocess.CompletedProcess, code: int, *needles: str) -> None:
@@ -26,7 +32,8 @@ def assert_clean_error(done: subprocess.CompletedProcess, code: int, *needles: s
 
 
 def test_missing_file() -> None:
-    assert_clean_error(lowercheck("diff", "nope.cu", VADD_PY), 2, f"file not found: {Path.cwd() / 'nope.cu'}", "help:")
+    for run in (lowercheck_process, lowercheck):  # the command's own process, and the same in this one
+        assert_clean_error(run("diff", "nope.cu", VADD_PY), 2, f"file not found: {Path.cwd() / 'nope.cu'}", "help:")
 
 
 def test_unknown_extension(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 from lowercheck.perf.cost import side_cost
 from lowercheck.perf.device import FakeDevice
@@ -31,7 +31,7 @@ def _cuda_available() -> bool:
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lowercheck", *args], capture_output=True, text=True, timeout=600)
+    return run_lowercheck(list(args))
 
 
 def test_diff_shows_the_issued_ratio_and_each_sides_floor(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def test_a_hanging_port_is_a_run_failure(tmp_path: Path) -> None:
     port.write_text(HANGING_PORT)
     report = tmp_path / "report.json"
     done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(VADD_CU), str(port), "--size", "n=100",
-                           "--timeout", "15", "--json", str(report)], capture_output=True, text=True, timeout=300)
+                           "--timeout", "10", "--json", str(report)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     doc = json.loads(report.read_text())

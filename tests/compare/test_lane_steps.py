@@ -101,9 +101,28 @@ def test_a_span_holds_its_own_lane_and_the_smaller_spans() -> None:
 
 
 def test_an_offset_taken_twice_is_not_folded() -> None:
-    once = "r0" + lane_step("LANE0", "X", 16, WIDTH)
-    twice = once + lane_step("LANE0", "x", 16, WIDTH)
+    once = "r0" + lane_step("LANE0", "D", 16, WIDTH)
+    twice = once + lane_step("LANE0", "d", 16, WIDTH)
     assert merged(frozenset({once, twice})) == {once, twice}
+    # Two XORs by 16 lead back to lanes the butterfly already holds (l, l ^ 16): absorbed.
+    once = "r0" + lane_step("LANE0", "X", 16, WIDTH)
+    assert merged(frozenset({once, once + lane_step("LANE0", "x", 16, WIDTH)})) == {once}
+
+
+def test_partial_butterflies_beside_the_whole_one_are_absorbed_with_the_same_lanes() -> None:
+    """A loop around a warp reduction leaves the whole butterfly beside chains of the rounds of other
+    trips (r0~X1~x2~X12, ...): each reads lanes the whole one reads, so only it stays, and every lane
+    reads what the union read. A chain through another kind of step, or past the mask, stays."""
+    x = lambda kind, arg: lane_step("LANE0", kind, arg, WIDTH)  # noqa: E731
+    whole = "r0" + x("X", 31)
+    partial = {"r0" + x("X", 1) + x("x", 2) + x("X", 12), "r0" + x("X", 3) + x("x", 4), "r0" + x("x", 8) + x("X", 16),
+               "r0" + x("X", 15) + x("x", 16)}
+    assert merged(frozenset({whole, *partial})) == {whole}
+    assert union([lanes_read(s) for s in [whole, *partial]]) == lanes_read(whole)
+    half = "r0" + x("X", 15)
+    down = "r0" + x("X", 1) + x("d", 2)
+    past = "r0" + x("X", 3) + x("x", 16)
+    assert merged(frozenset({half, down, past})) == {half, down, past}
 
 
 def test_a_prefix_reads_the_lanes_up_to_the_writes_and_earlier_trips_stop_before_it() -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 from lowercheck.compare.resources import KernelUsage, _launch_problems, ptxas_usage, usage_of
 from lowercheck.hardware import ARCHES
@@ -43,9 +42,8 @@ def test_ptxas_reports_registers() -> None:
 
 def test_oversized_block_is_lc102(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(INPUTS / "block1024.cu"),
-                           str(INPUTS / "block2048.cu"), "--no-run", "--json", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    done = run_lowercheck(["diff", str(INPUTS / "block1024.cu"), str(INPUTS / "block2048.cu"), "--no-run",
+                           "--json", str(out)])
     assert done.returncode == 1, done.stderr
     [finding] = [f for f in json.loads(out.read_text())["findings"] if f["code"] == "LC102"]
     assert finding["side"] == "target" and "2048 threads per block" in finding["message"]

@@ -248,7 +248,7 @@ def test_load_inline_errors_name_python_lines(tmp_path: Path) -> None:
 def test_cli_exit_code_for_unsupported(tmp_path: Path) -> None:
     path = _write(tmp_path, "u.cu", "__global__ void k(float* x, int n) {\n  switch (n) { default: x[0] = 1; }\n}\n"
                                     "void run(float* x, int n) { k<<<1, 32>>>(x, n); }\n")
-    result = subprocess.run([sys.executable, "-m", "lowercheck", "lower", str(path)], capture_output=True, text=True)
+    result = run_lowercheck(["lower", str(path)])
     assert result.returncode == 3 and "u.cu:2:" in result.stderr + result.stdout
 
 
@@ -304,13 +304,11 @@ def test_a_dispatcher_that_calls_launchers_is_an_entry(tmp_path: Path) -> None:
     launches = [op for op in module.walk() if isinstance(op, LaunchOp)]
     assert [(op.callee.root_reference.data, [a.data for a in op.args.data]) for op in launches] == [
         ("scale_float_4", ["x", "a", "n"])]
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{path}:launch"], capture_output=True,
-                          text=True, timeout=120)
+    done = run_lowercheck(["lower", f"{path}:launch"])
     assert done.returncode == 0 and "lowered at unroll=1," in done.stderr, done.stderr
     assert "@scale_float_1" in done.stdout
     hidden = _write(tmp_path, "hidden.cu", DISPATCH.replace("switch (unroll)", "switch (unroll * 2 - unroll)"))
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "lower", f"{hidden}:launch"], capture_output=True,
-                          text=True, timeout=120)
+    done = run_lowercheck(["lower", f"{hidden}:launch"])
     assert done.returncode == 3 and "makes none of its launches at n=1000, unroll=1000" in done.stderr, done.stderr
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 from lowercheck.compare import migration
 from lowercheck.compare.migration import gpu_block_problem, judge, tpu_block_problem
@@ -191,9 +192,8 @@ def test_gpu_compile_that_could_not_run_says_why():
 
 def test_cli_platform_tpu_reports_the_vmem_overrun(tmp_path: Path):
     out = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "lowercheck", "diff", str(ROOT / "corpus/vector_add/vadd.cu"),
-                           str(INPUTS / "vmem_big.py"), "--no-run", "--platform", "tpu-v5e", "--json", str(out)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = run_lowercheck(["diff", str(ROOT / "corpus/vector_add/vadd.cu"), str(INPUTS / "vmem_big.py"), "--no-run",
+                           "--platform", "tpu-v5e", "--json", str(out)])
     assert done.returncode == 1, done.stdout + done.stderr
     doc = json.loads(out.read_text())
     [f] = [f for f in doc["findings"] if f["code"] == "LC102"]
