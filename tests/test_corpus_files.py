@@ -288,6 +288,9 @@ CHILD = r"""
 import importlib.util, json, math, sys, traceback
 import numpy as np
 import torch
+from lowercheck.runners.triton_shims import find_builtins_once
+
+find_builtins_once()  # the runner's speed shim alone: the interpreter's own patches, found once
 
 # Every tensor is a view of the first n elements of a buffer with PAD elements of padding after it,
 # so out-of-bounds accesses (at most one tile past the end) land in the padding instead of foreign

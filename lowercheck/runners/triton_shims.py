@@ -128,17 +128,24 @@ def install() -> None:
         setattr(neutral, name, call)
         setattr(cuda_libdevice, name, call)
     interpreter._implicit_cvt = _float_scalars_as_fp32(interpreter._implicit_cvt, interpreter, tl)
-    interpreter._patch_builtin = _builtins_found_once(interpreter._patch_builtin, interpreter, tl)
+    find_builtins_once()
     Autotuner.prune_configs = _first_config
     _INSTALLED = True
 
 
-def _builtins_found_once(patch_builtin, interpreter, tl):
-    """The interpreter's `_patch_builtin` with each language package's builtin names found here, before
-    any launch has patched them (so none is missed), instead of by `inspect.getmembers` on every call.
-    A package not listed here goes to the interpreter's own."""
+def find_builtins_once() -> None:
+    """Give the interpreter a `_patch_builtin` with each language package's builtin names found here,
+    before any launch has patched them (so none is missed), instead of by `inspect.getmembers` on
+    every call; a package not listed here goes to the interpreter's own. Idempotent; the speed shim
+    alone (a harness that runs Triton's interpreter without the others calls it too)."""
     import inspect
 
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    patch_builtin = interpreter._patch_builtin
+    if getattr(patch_builtin, "builtins_found_once", False):
+        return
     packages = (tl, tl.core, tl.math, tl.tensor, tl.core.tensor_descriptor_base)
     names = {package: [name for name, member in inspect.getmembers(package) if tl.core.is_builtin(member)]
              for package in packages}
@@ -152,7 +159,8 @@ def _builtins_found_once(patch_builtin, interpreter, tl):
             if tl.core.is_builtin(member):  # not patched already (a nested call's patch stays in place)
                 interpreter._patch_attr(package, name, member, builder, scope)
 
-    return patch
+    patch.builtins_found_once = True
+    interpreter._patch_builtin = patch
 
 
 def _first_config(autotuner, kwargs):
