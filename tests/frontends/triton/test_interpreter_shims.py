@@ -4,6 +4,10 @@ must be set before triton is imported)."""
 
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -66,11 +70,7 @@ pickle.dump((before, after), open(sys.argv[2], "wb"))
 
 
 def _child(tmp_path: Path, code: str, *args: str):
-    import os
-    import pickle
-    import subprocess
-    import sys
-
+    """`code` run with ARGS and a result path in a fresh process under TRITON_INTERPRET=1: what it pickled there."""
     out = tmp_path / "out.pkl"
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     done = subprocess.run([sys.executable, "-c", code, *args, str(out)], capture_output=True, text=True, env=env,
