@@ -161,7 +161,7 @@ def merged(sources: frozenset[str]) -> frozenset[str]:
     changed = True
     while changed:
         changed = _absorb(current)
-        for s in sorted(s for s in current if "~" in s):  # only a lane step folds
+        for s in sorted(current):
             last = _last_lane_step(s)
             if last is None or last[1].kind not in _SPAN or last[1].arg & (last[1].arg - 1):
                 continue  # spans are of distinct power-of-two offsets
@@ -191,7 +191,7 @@ def _absorb(current: set[str]) -> bool:
     around a warp reduction leaves beside the whole one). True when something was dropped."""
     spans: dict[tuple[str, str, str, int], list[int]] = {}
     for s in current:
-        last = _last_lane_step(s) if "~" in s else None
+        last = _last_lane_step(s)
         if last is not None and last[1].kind in "XDU":
             prefix, step = last
             spans.setdefault((prefix, step.lane, step.kind, step.width), []).append(step.arg)
@@ -220,7 +220,7 @@ def _xor_tails(source: str):
     and masks' union: the value at lane l of the chain is one of the prefix's at lanes l ^ m, m
     within `bits`, in l's group. Nearest the write first."""
     bits, where, head = 0, None, source
-    while "~" in head and (last := _last_lane_step(head)) is not None:
+    while (last := _last_lane_step(head)) is not None:
         head, step = last
         if step.kind not in "xX" or (step.kind == "x" and step.arg & (step.arg - 1)):
             return

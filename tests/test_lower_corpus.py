@@ -35,8 +35,6 @@ DATA_DEPENDENT = {"histogram/histogram.cu", "histogram/histogram_missing_sync.cu
                   "histogram/histogram_no_range_check.py", "cross_entropy/cross_entropy_gather.py"}
 
 
-
-
 def cover(files: list[Path]) -> list[Path]:
     """The first file of each folder and language, and each file whose accesses depend on data."""
     chosen, kinds = [], set()
