@@ -20,25 +20,31 @@ import inspect
 import os
 import traceback
 from dataclasses import dataclass, field
-
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
-from xdsl.ir import Attribute
+from functools import cache
+from typing import TYPE_CHECKING
 
 from lowercheck.errors import SourceLocation, Unsupported, UserError, read_user_text
 
-# Element types of tensors, by torch-style dtype name (the names bindings and specs use).
-ELEMENT_TYPES: dict[str, Attribute] = {
-    "float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
-    "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
-    "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
-    "bool": IntegerType(1),
-}
+if TYPE_CHECKING:
+    from xdsl.ir import Attribute
+
+@cache
+def element_types() -> dict[str, Attribute]:
+    """Element types of tensors, by torch-style dtype name (the names bindings and specs use). Made
+    on first use: this module is on the way to starting the front ends' workers, xDSL's builtin
+    dialect (0.15 s to import) is not."""
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+
+    return {"float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
+            "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
+            "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
+            "bool": IntegerType(1)}
 
 
 def element_type(dtype: str, where: SourceLocation | None = None) -> Attribute:
-    if dtype not in ELEMENT_TYPES:
+    if dtype not in (types := element_types()):
         raise Unsupported(f"tensors of `{dtype}` are not supported yet", where)
-    return ELEMENT_TYPES[dtype]
+    return types[dtype]
 
 
 @dataclass(frozen=True)
