@@ -23,7 +23,10 @@ to a log (a printed "verdict: equivalent" never reaches the report), and whateve
 before it hands over its result (`sys.exit`, `os._exit`, `KeyboardInterrupt`, a signal, a hang,
 a forged result) becomes `UserCodeStopped`: a finding about that side (LC902, exit 1), never our
 exit. Each call starts from the worker's state after its imports, so a port's import-time changes
-(monkey-patching torch, a global) never leak into the next call.
+(monkey-patching torch, a global) never leak into the next call. What a call's child imported
+from the packages the server holds (torch._dynamo, which liger-kernel imports at its top), the
+server imports after the call (`import_installed`), so the next calls do not import it again;
+never a module of the user's.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import resource
 import select
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import traceback
@@ -120,21 +124,49 @@ def _start_call_server(language: str, worker: int) -> None:
 
 
 def _serve_calls(requests: int, answers: int) -> None:
-    """In the call server: each call the worker sends, run (`_sandboxed`), its outcome sent back."""
+    """In the call server: each call the worker sends, run (`_sandboxed`), its outcome sent back;
+    then what the call's child imported from the packages this server holds, imported here
+    (`import_installed`) for the next calls' children."""
     while (call := _receive(requests)) is not None:
+        imported: list[str] = []
         try:
-            outcome = _answered(*call)
+            outcome, imported = _answered(*call)
             data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as err:  # noqa: BLE001 - lowercheck's own failure: the main process says so
             traceback.print_exc()
             data = pickle.dumps(("failed", f"{type(err).__name__}: {err}", []))
         _send(answers, data)
+        import_installed(imported)
+
+
+def import_installed(names: list[str]) -> list[str]:
+    """In the call server: import those of `names` (the modules a call's child imported, in its
+    order) that are submodules of a package this server has imported; the names imported. A port's
+    package may import, at its top, parts of torch the front end never needs (liger-kernel imports
+    torch._dynamo and torch.distributed: 0.9 s in the child of every call, twelve calls for a spec
+    of twelve sizes); imported here once, every later child has them. Never a module of the
+    user's: a package of theirs is not imported here, and a submodule is looked up in the folders
+    of the package this server imported (a name the child made up is not found)."""
+    done = []
+    for name in names:
+        top = sys.modules.get(name.partition(".")[0]) if "." in name else None
+        if not hasattr(top, "__path__") or name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # made up, or put in a package's path by the user's code
+            continue
+        except Exception:  # noqa: BLE001 - best effort: a child that needs it imports it itself
+            traceback.print_exc()
+            continue
+        done.append(name)
+    return done
 
 
 def _through_server(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
     """In the worker: `_sandboxed(...)`, run by the worker's call server (or here, outside a worker)."""
     if _SERVER is None:
-        return _answered(func, language, path, gpu, end, *args)
+        return _answered(func, language, path, gpu, end, *args)[0]
     requests, answers = _SERVER
     try:
         _send(requests, pickle.dumps((func, language, path, gpu, end, *args), protocol=pickle.HIGHEST_PROTOCOL))
@@ -144,13 +176,13 @@ def _through_server(func, language: str, path: str, gpu: str, end: float, *args)
     return answer if answer is not None else ("failed", "the front end's call server ended", [])
 
 
-def _answered(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
+def _answered(func, language: str, path: str, gpu: str, end: float, *args) -> tuple[tuple, list[str]]:
     """`_sandboxed(...)`; when the front end's fast path fell short in it (`NeedsThoroughCall`: the
     Triton capture on shape tensors), made again, once, in a fresh child with `CAPTURE_ENV` "fake",
     after this process imported what that path needs (so later calls find it imported)."""
-    outcome = _sandboxed(func, language, path, gpu, end, *args)
+    outcome, imported = _sandboxed(func, language, path, gpu, end, *args)
     if outcome[0] != "raised" or not isinstance(outcome[1], NeedsThoroughCall):
-        return outcome
+        return outcome, imported
     print(f"lowercheck: {path}: {outcome[1]}: called again on the thorough path", flush=True)  # the worker's log
     try:
         getattr(importlib.import_module(f"lowercheck.frontends.{language}"), "warm_up_thorough", lambda: None)()
@@ -159,7 +191,8 @@ def _answered(func, language: str, path: str, gpu: str, end: float, *args) -> tu
     saved = os.environ.get(CAPTURE_ENV)
     os.environ[CAPTURE_ENV] = "fake"
     try:
-        return _sandboxed(func, language, path, gpu, end, *args)
+        outcome, again = _sandboxed(func, language, path, gpu, end, *args)
+        return outcome, imported + again
     finally:
         if saved is None:
             os.environ.pop(CAPTURE_ENV, None)
@@ -219,13 +252,14 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="lowercheck-parent-watch").start()
 
 
-def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
+def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> tuple[tuple, list[str]]:
     """In the call server: `_guarded(func, ...)` in a confined child forked for this call, waited for
     until `end` (`time.monotonic()`, one clock for every process of the machine: the worker may
-    have been busy with its own imports when the call was made). ("ok", value, left) | ("raised",
-    LowercheckError, left) | ("failed", text, left): lowercheck's own error, with `left` the command
-    names of the processes the call left running | ("stopped", how the child ended without a
-    result) | ("timeout",)."""
+    have been busy with its own imports when the call was made). The outcome: ("ok", value, left)
+    | ("raised", LowercheckError, left) | ("failed", text, left): lowercheck's own error, with
+    `left` the command names of the processes the call left running | ("stopped", how the child
+    ended without a result) | ("timeout",); and the names of the modules the child imported, in
+    its order (for `import_installed`; untrusted, as the whole answer)."""
     places = _places(path)
     try:
         read, write = os.pipe()
@@ -239,21 +273,23 @@ def _sandboxed(func, language: str, path: str, gpu: str, end: float, *args) -> t
     finally:
         shutil.rmtree(places[0][0], ignore_errors=True)
     if status is None:
-        return ("timeout",)
+        return ("timeout",), []
     if not data:
-        return ("stopped", _status_text(status))
+        return ("stopped", _status_text(status)), []
     try:
         outcome = handover.loads(data)
     except Exception as err:  # noqa: BLE001 - whatever the child wrote, it is no result
-        return ("stopped", f"handed over something that is not a result ({type(err).__name__})")
-    if not isinstance(outcome, tuple) or len(outcome) != 3 or outcome[0] not in ("ok", "raised", "failed") \
-            or not isinstance(outcome[2], list) or not all(isinstance(name, str) for name in outcome[2]):
-        return ("stopped", "handed over something that is not a result")
-    return outcome
+        return ("stopped", f"handed over something that is not a result ({type(err).__name__})"), []
+    if not isinstance(outcome, tuple) or len(outcome) != 4 or outcome[0] not in ("ok", "raised", "failed") \
+            or not all(isinstance(names, list) and all(isinstance(name, str) for name in names)
+                       for names in outcome[2:]):
+        return ("stopped", "handed over something that is not a result"), []
+    return outcome[:3], outcome[3]
 
 
 def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str]], func, language: str,
                    path: str, gpu: str, *args) -> None:
+    before = set(sys.modules)
     try:
         _close_all_but(write)  # the call server's pipes, and any other: the user's code gets stdio only
         os.setsid()  # the call server kills this child's group on its limit
@@ -269,10 +305,11 @@ def _confined_call(write: int, places: tuple[list[str], list[str], dict[str, str
             traceback.print_exc()
             outcome = ("failed", f"{type(err).__name__}: {err}")
         left = confine.left_behind()
+        imported = [name for name in list(sys.modules) if name not in before]
         try:
-            data = pickle.dumps((*outcome, left), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((*outcome, left, imported), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as err:  # noqa: BLE001 - e.g. an error holding an object of the user's
-            data = pickle.dumps(("failed", f"an unpicklable result: {type(err).__name__}: {err}", left))
+            data = pickle.dumps(("failed", f"an unpicklable result: {type(err).__name__}: {err}", left, imported))
         view = memoryview(data)
         while view:
             view = view[os.write(write, view):]
