@@ -38,6 +38,23 @@ def test_chunked_accumulation_rounds_the_running_sum():
     assert torch.allclose(chunked, a @ b, atol=0.5) and not torch.equal(chunked, a @ b)
 
 
+def test_float16_products_accumulate_in_float32_and_round_once():
+    """The lowp-float16 variant's matrix products: float32 sums rounded to float16 once, as a GPU's
+    float16 GEMM; torch's own (slow) CPU kernel differs only by its order of the float32 sums (one
+    float16 ulp, and k float32 roundings of the terms' magnitudes)."""
+    draws = torch.Generator().manual_seed(0)
+    a, b = (torch.randn(257, 257, generator=draws).half() for _ in range(2))
+    with task_probe._dispatch_mode(task_probe._float16_products):
+        product, added = a @ b, torch.addmm(a[0], a, b)
+    assert product.dtype == added.dtype == torch.float16
+    assert torch.equal(product, (a.float() @ b.float()).half())
+    assert torch.equal(added, torch.addmm(a[0].float(), a.float(), b.float()).half())
+    own = (a @ b).numpy().astype(np.float32)
+    magnitudes = (a.float().abs() @ b.float().abs()).numpy()
+    bound = np.spacing(np.abs(own).astype(np.float16)) + 257 * 2.0**-24 * magnitudes
+    assert np.all(np.abs(product.numpy() - own) <= bound)
+
+
 @pytest.mark.parametrize("seeding, differ", [("per-trial", True), ("fixed", False), ("none", True)])
 def test_trial_seeds(seeding, differ):
     seeds = task_probe.trial_seeds(seeding, 42, 3)
