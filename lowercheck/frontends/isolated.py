@@ -136,21 +136,28 @@ def _serve_calls(requests: int, answers: int) -> None:
             traceback.print_exc()
             data = pickle.dumps(("failed", f"{type(err).__name__}: {err}", []))
         _send(answers, data)
-        import_installed(imported)
+        import_installed(imported, call[2])
 
 
-def import_installed(names: list[str]) -> list[str]:
-    """In the call server: import those of `names` (the modules a call's child imported, in its
-    order) that are submodules of a package this server has imported; the names imported. A port's
-    package may import, at its top, parts of torch the front end never needs (liger-kernel imports
-    torch._dynamo and torch.distributed: 0.9 s in the child of every call, twelve calls for a spec
-    of twelve sizes); imported here once, every later child has them. Never a module of the
-    user's: a package of theirs is not imported here, and a submodule is looked up in the folders
-    of the package this server imported (a name the child made up is not found)."""
+def import_installed(names: list[str], path: str) -> list[str]:
+    """In the call server, after a call on the file `path`: import those of `names` (the modules the
+    call's child imported, in its order) that are submodules of a package this server has imported;
+    the names imported. A port's package may import, at its top, parts of torch the front end never
+    needs (liger-kernel imports torch._dynamo and torch.distributed: 0.9 s in the child of every
+    call, twelve calls for a spec of twelve sizes); imported here once, every later child has them.
+    Never a module of the user's: a package of theirs is not imported here; the file's own package
+    is left to the child, also where it is part of an installed one (jax's Pallas ops: the file
+    registers a PRNG at import, and must find it unregistered in the next child); and a submodule
+    is looked up in the folders of the package this server imported (a name the child made up, or
+    put in that package's path, is not found)."""
+    from lowercheck.runners.user_code import package_of
+
+    found = package_of(path)
+    own = found[1].rpartition(".")[0] + "." if found else None
     done = []
     for name in names:
         top = sys.modules.get(name.partition(".")[0]) if "." in name else None
-        if not hasattr(top, "__path__") or name in sys.modules:
+        if not hasattr(top, "__path__") or name in sys.modules or (own and (name + ".").startswith(own)):
             continue
         try:
             importlib.import_module(name)

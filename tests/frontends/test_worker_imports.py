@@ -4,12 +4,16 @@ the user's, which runs only in a confined child."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
+from support import run_lowercheck
 
 from lowercheck.errors import UserError
 from lowercheck.frontends.isolated import IsolatedFrontend
+
+ROOT = Path(__file__).parents[2]
 
 # A module of torch's that neither torch's import nor the Triton front end's imports.
 PORT = '''import sys
@@ -84,3 +88,15 @@ def test_no_module_of_the_users_is_imported_outside_the_sandbox(tmp_path: Path, 
         assert _import_error(worker, port).endswith("RuntimeError: imported")
     assert not (package / "helper-mark").exists()
     assert not (package / "evil-mark").exists()
+
+
+def test_the_reviewed_files_own_package_is_left_to_the_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of an installed package (jax's own Pallas ops) registers a PRNG when imported; were its
+    module imported in the call server after the first call, the lowering's next call would run the
+    file again in a child that finds the name taken."""
+    monkeypatch.setenv("LOWERCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    jax = Path(importlib.util.find_spec("jax").submodule_search_locations[0])  # imports nothing
+    philox = jax / "experimental" / "pallas" / "ops" / "tpu" / "random" / "philox.py"
+    spec = ROOT / "tests/realworld/specs/jax/experimental/pallas/ops/tpu/random/philox.philox_4x32_kernel.toml"
+    done = run_lowercheck(["lower", f"{philox}:philox_4x32_kernel", "--spec", str(spec), "--emit", "access"])
+    assert done.returncode == 0, done.stderr
