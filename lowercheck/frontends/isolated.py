@@ -139,10 +139,10 @@ def _serve_calls(requests: int, answers: int) -> None:
         import_installed(imported, call[2])
 
 
-def import_installed(names: list[str], path: str) -> list[str]:
+def import_installed(names: list[str], path: str) -> None:
     """In the call server, after a call on the file `path`: import those of `names` (the modules the
-    call's child imported, in its order) that are submodules of a package this server has imported;
-    the names imported. A port's package may import, at its top, parts of torch the front end never
+    call's child imported, in its order) that are submodules of a package this server has imported.
+    A port's package may import, at its top, parts of torch the front end never
     needs (liger-kernel imports torch._dynamo and torch.distributed: 0.9 s in the child of every
     call, twelve calls for a spec of twelve sizes); imported here once, every later child has them.
     Never a module of the user's: a package of theirs is not imported here; the file's own package
@@ -154,7 +154,6 @@ def import_installed(names: list[str], path: str) -> list[str]:
 
     found = package_of(path)
     own = found[1].rpartition(".")[0] + "." if found else None
-    done = []
     for name in names:
         top = sys.modules.get(name.partition(".")[0]) if "." in name else None
         if not hasattr(top, "__path__") or name in sys.modules or (own and (name + ".").startswith(own)):
@@ -162,12 +161,9 @@ def import_installed(names: list[str], path: str) -> list[str]:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError:  # made up, or put in a package's path by the user's code
-            continue
+            pass
         except Exception:  # noqa: BLE001 - best effort: a child that needs it imports it itself
             traceback.print_exc()
-            continue
-        done.append(name)
-    return done
 
 
 def _through_server(func, language: str, path: str, gpu: str, end: float, *args) -> tuple:
