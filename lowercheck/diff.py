@@ -418,9 +418,9 @@ def _cost(sides: dict[str, SideInfo], traffic: dict[str, dict[str, Any]], sizes:
             rel = None
         flops = 0
         for out in outs:
-            elements = int(np.prod(concrete_shape(out, sizes))) if out.shape.data else 0
-            k = numerics.reduction_length(rel, out.pname, ins) if rel is not None else None
-            flops += elements * (2 * k if k and k > 1 else 1)
+            shape = tuple(int(e) for e in concrete_shape(out, sizes)) if out.shape.data else (0,)
+            found = numerics.dataflow_flops(rel, out.pname, ins, shape) if rel is not None else None
+            flops += found if found is not None else int(np.prod(shape))
         per_side[name] = cost.side_cost(traffic.get(name, {}), flops, device, dtype)
     return cost.CostComparison(device, gpu, dict(sizes), dtype, per_side)
 

@@ -7,6 +7,9 @@
   computed from (its dependence map, counted with isl at the run's sizes): 1 for an elementwise op,
   `n` for a sum of `n`, `k` for a dot of length `k`. None when the dependence is not exact.
 - `accumulation_dtype(rel, out)`: the narrowest float type the source sums an output in.
+- `dataflow_flops(rel, out, inputs, shape)`: the FLOPs the dataflow implies for one output, for
+  the cost model: 2 K per element, a reduction shared by a row of outputs (a norm's, a softmax's)
+  counted once per row.
 """
 
 from __future__ import annotations
@@ -74,6 +77,58 @@ def reduction_length(rel: Relations, out: str, inputs: Iterable[str]) -> int | N
     return best
 
 
+def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple[int, ...]) -> int | None:
+    """The FLOPs that computing `out` (of `shape`) from `inputs` takes: 2 K per element for a reduction
+    of length K (`reduction_length`), 1 per element otherwise. Where every reduced input's part of
+    an element's dependence is the same along some dimensions of `out` (X[r, :] for each Y[r, c] of
+    a norm or a softmax, along c), the elements along them share one reduction: 2 K for each
+    reduction, and 1 per element besides. A matmul shares none (A's part changes along i, B's along
+    j). None when a dependence is not exact."""
+    elements = 1
+    for extent in shape:
+        elements *= extent
+    reduced: list = []
+    for inp in inputs:
+        dep = dependence(rel, out, inp)
+        if dep is UNKNOWN:
+            return None
+        if dep is None or (first := dep.domain().lexmin()).is_empty():
+            continue
+        count = dep.intersect_domain(first).range().count_val()
+        if not count.is_int():
+            return None
+        if int(count.to_python()) > 1:
+            reduced.append((dep, int(count.to_python())))
+    if not reduced:
+        return elements
+    k = max(count for _, count in reduced)
+    shared = set(range(len(shape)))
+    for dep, _ in reduced:
+        shared &= _unchanged_along(dep)
+    rows = elements
+    for d in shared:
+        rows //= max(shape[d], 1)
+    return 2 * k * elements if rows == elements else 2 * k * rows + elements
+
+
+def _unchanged_along(dep) -> set[int]:
+    """The dimensions of the output along which `dep` (out -> input elements) maps every element of
+    a line to the same input elements."""
+    import islpy as isl
+
+    n = dep.dim(isl.dim_type.in_)
+    domain = dep.domain()
+    found = set()
+    for d in range(n):
+        line = isl.Map.from_domain_and_range(domain, domain)
+        for e in range(n):
+            if e != d:
+                line = line.equate(isl.dim_type.in_, e, isl.dim_type.out, e)
+        if line.apply_range(dep).is_equal(dep):
+            found.add(d)
+    return found
+
+
 _DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tf32"}
 _BITS = {"float64": 53, "float32": 24, "tf32": 11, "float16": 11, "bfloat16": 8}
 
@@ -83,4 +138,4 @@ def accumulation_dtype(rel: Relations, out: str) -> str | None:
     return min(types, key=_BITS.get) if types else None
 
 
-__all__ = ["accumulation_dtype", "math_functions", "reduction_length"]
+__all__ = ["accumulation_dtype", "dataflow_flops", "math_functions", "reduction_length"]

@@ -2,8 +2,9 @@
 
 Per side, at the nominal sizes of the traffic estimate (`compare/traffic.py`): compulsory bytes
 (distinct elements touched), requested bytes (every access instance), issued bytes (32-byte sectors
-per warp request), the FLOPs the dataflow implies (2 x K per output element fed by a reduction or
-dot of length K, 1 otherwise: the same algorithm on both sides), the arithmetic intensity, and the
+per warp request), the FLOPs the dataflow implies (`compare.numerics.dataflow_flops`: 2 x K per
+output element fed by a dot of length K, 2 x K per row for a reduction a row of outputs shares, as
+a norm's, and 1 per element besides: the same algorithm on both sides), the arithmetic intensity, and the
 roofline floor `max(issued bytes / bandwidth, FLOPs / peak)` on a named target (`targets.py`). A
 floor is a lower bound a kernel cannot beat, not a prediction; the ratio of the two sides' issued
 bytes is the number a reviewer compares. Each launch's occupancy on the target's SMs

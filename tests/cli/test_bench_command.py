@@ -57,6 +57,27 @@ def test_diff_shows_the_issued_ratio_and_each_sides_floor(tmp_path: Path) -> Non
         assert "occupancy transpose_tiled_kernel: 256 threads" in done.stdout
 
 
+def test_a_reduction_shared_by_a_row_is_counted_once_and_a_dot_per_element(tmp_path: Path) -> None:
+    """The cost model's FLOPs from the dataflow: an RMSNorm's sum of squares feeds every element of
+    its row (3 FLOPs an element, not 2 x cols: that made a 2.8e9-element norm compute-bound at
+    2.2e14 FLOPs); a matmul's dot of length k is each element's own (2 k an element)."""
+    corpus = TRANSPOSE.parent
+    norm, matmul = tmp_path / "norm.json", tmp_path / "matmul.json"
+    done = run("diff", str(corpus / "rmsnorm" / "rmsnorm.cu"), str(corpus / "rmsnorm" / "rmsnorm.py"), "--no-run",
+               "--spec", str(corpus / "rmsnorm" / "rmsnorm_big.toml"), "--json", str(norm))
+    assert done.returncode == 1, done.stderr  # the int32 offsets this size is there for (corpus/rmsnorm)
+    cost = json.loads(norm.read_text())["cost"]
+    elements = 70000 * 40000
+    assert cost["source"]["flops"] == cost["target"]["flops"] == 2 * 40000 * 70000 + elements
+    assert "(memory-bound)" in done.stdout and "compute-bound" not in done.stdout
+    done = run("diff", str(corpus / "matmul" / "matmul.cu"), str(corpus / "matmul" / "matmul.py"), "--no-run",
+               "--json", str(matmul))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(matmul.read_text())
+    sizes = doc["cost"]["sizes"]
+    assert doc["cost"]["source"]["flops"] == doc["cost"]["target"]["flops"] == 2 * sizes["m"] * sizes["n"] * sizes["k"]
+
+
 def test_triton_occupancy_is_an_upper_bound_from_num_warps_and_says_why(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     done = run("diff", str(VADD / "vadd.cu"), str(VADD / "vadd.py"), "--no-run", "--json", str(report))
