@@ -61,20 +61,24 @@ def math_functions(module: ModuleOp) -> frozenset[str]:
 def reduction_length(rel: Relations, out: str, inputs: Iterable[str]) -> int | None:
     """The largest number of elements of one input that one element of `out` depends on (at the
     first element, lexicographically); None when no dependence is exact."""
-    best = None
+    parts = _parts(rel, out, inputs)
+    return None if parts is None else max((count for _, count in parts), default=None)
+
+
+def _parts(rel: Relations, out: str, inputs: Iterable[str]) -> list | None:
+    """(the dependence map `out` -> input, how many of the input's elements the first element of
+    `out` depends on) for each input `out` reads; None when a dependence is not exact."""
+    found = []
     for inp in inputs:
         dep = dependence(rel, out, inp)
         if dep is UNKNOWN:
             return None
-        if dep is None:
+        if dep is None or (first := dep.domain().lexmin()).is_empty():
             continue
-        element = dep.domain().lexmin()
-        if element.is_empty():
-            continue
-        count = dep.intersect_domain(element).range().count_val()
+        count = dep.intersect_domain(first).range().count_val()
         if count.is_int():
-            best = max(best or 0, int(count.to_python()))
-    return best
+            found.append((dep, int(count.to_python())))
+    return found
 
 
 def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple[int, ...]) -> int | None:
@@ -87,18 +91,10 @@ def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple
     elements = 1
     for extent in shape:
         elements *= extent
-    reduced: list = []
-    for inp in inputs:
-        dep = dependence(rel, out, inp)
-        if dep is UNKNOWN:
-            return None
-        if dep is None or (first := dep.domain().lexmin()).is_empty():
-            continue
-        count = dep.intersect_domain(first).range().count_val()
-        if not count.is_int():
-            return None
-        if int(count.to_python()) > 1:
-            reduced.append((dep, int(count.to_python())))
+    parts = _parts(rel, out, inputs)
+    if parts is None:
+        return None
+    reduced = [(dep, count) for dep, count in parts if count > 1]
     if not reduced:
         return elements
     k = max(count for _, count in reduced)
