@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
+import islpy as isl
 from xdsl.dialects.builtin import ModuleOp
 
 from lowercheck.compare.accesses import Relations
@@ -65,7 +67,7 @@ def reduction_length(rel: Relations, out: str, inputs: Iterable[str]) -> int | N
     return None if parts is None else max((count for _, count in parts), default=None)
 
 
-def _parts(rel: Relations, out: str, inputs: Iterable[str]) -> list | None:
+def _parts(rel: Relations, out: str, inputs: Iterable[str]) -> list[tuple[isl.Map, int]] | None:
     """(the dependence map `out` -> input, how many of the input's elements the first element of
     `out` depends on) for each input `out` reads; None when a dependence is not exact."""
     found = []
@@ -88,9 +90,7 @@ def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple
     a norm or a softmax, along c), the elements along them share one reduction: 2 K for each
     reduction, and 1 per element besides. A matmul shares none (A's part changes along i, B's along
     j). None when a dependence is not exact."""
-    elements = 1
-    for extent in shape:
-        elements *= extent
+    elements = math.prod(shape)
     parts = _parts(rel, out, inputs)
     if parts is None:
         return None
@@ -107,11 +107,9 @@ def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple
     return 2 * k * elements if rows == elements else 2 * k * rows + elements
 
 
-def _unchanged_along(dep) -> set[int]:
+def _unchanged_along(dep: isl.Map) -> set[int]:
     """The dimensions of the output along which `dep` (out -> input elements) maps every element of
     a line to the same input elements."""
-    import islpy as isl
-
     n = dep.dim(isl.dim_type.in_)
     domain = dep.domain()
     found = set()

@@ -28,6 +28,7 @@ from lowercheck.errors import SourceLocation, Unsupported, UserError, read_user_
 if TYPE_CHECKING:
     from xdsl.ir import Attribute
 
+
 @cache
 def element_types() -> dict[str, Attribute]:
     """Element types of tensors, by torch-style dtype name (the names bindings and specs use). Made
