@@ -8,6 +8,7 @@ export TRITON_CACHE_DIR := $(CURDIR)/.cache/triton
 export TRITON_HOME := $(CURDIR)/.cache/triton-home
 export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
+export TORCHINDUCTOR_CACHE_DIR := $(CURDIR)/.cache/torchinductor
 export TRITON_DEFAULT_FP_FUSION := 1
 
 .PHONY: install demo test bench docs clean detection realworld realpairs audit profile fuzz corpus hostile

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -169,7 +170,9 @@ def _nvcc(nvcc: str, arch: str, path: Path, text: str, first_line: int | None,
         for _ in range(_INCLUDE_TRIES):
             command = [nvcc, "-cubin", f"-arch={arch}", "-lineinfo", "-keep", f"-keep-dir={folder}", f"-I{MODELLED}",
                        *(f"-I{f}" for f in folders), "-o", f"{folder}/out.cubin", str(source)]
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+            # TMPDIR too: with -keep, a failed compile leaves its front end's `.lgenfe.bc` there
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
+                                  env={**os.environ, "TMPDIR": folder})
             if done.returncode == 0:
                 return None, None
             output = done.stdout + done.stderr

@@ -6,6 +6,7 @@ imports it lazily, so a CUDA-only run never pays for importing torch and Triton.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import re
@@ -66,6 +67,8 @@ def frontend_for(path: str) -> ModuleType:
         if language not in _WORKERS:
             from lowercheck.frontends.isolated import IsolatedFrontend
 
+            if not _WORKERS:
+                atexit.register(_stop_workers_of, os.getpid())
             _WORKERS[language] = IsolatedFrontend(language)
         return _WORKERS[language]  # type: ignore[return-value] # same API as a front-end module
     return importlib.import_module(f"lowercheck.frontends.{language}")
@@ -76,6 +79,14 @@ def stop_workers() -> None:
     for worker in _WORKERS.values():
         worker.close(kill=True)  # type: ignore[attr-defined] # an IsolatedFrontend
     _WORKERS.clear()
+
+
+def _stop_workers_of(owner: int) -> None:
+    """At exit, the workers a caller kept (`cli.main(keep_workers=True)`: the corpus tests, the diff
+    servers) go with their temporary folders; not from a forked child, whose exit ends none of its
+    parent's workers."""
+    if os.getpid() == owner:
+        stop_workers()
 
 
 def start_workers(paths: list[str]) -> None:

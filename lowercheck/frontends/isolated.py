@@ -69,17 +69,21 @@ if TYPE_CHECKING:  # xDSL's builtin dialect (0.15 s) stays out of the start of t
 MEMORY_MB = 8192
 _MARGIN_S = 15.0  # how much longer than a call's limit the main process waits for the worker itself
 _LOG_TAIL = 2000
+_LOG_NAME = "log"  # in the worker's folder (`IsolatedFrontend._start`)
 _INIT_FAILED = "Exception in initializer"  # what concurrent.futures logs when `_init` raises
 
 
 _SERVER: tuple[int, int] | None = None  # in the worker: the pipes to and from its call server
 
 
-def _init(language: str, memory_mb: int, log_path: str, parent: int) -> None:
+def _init(language: str, memory_mb: int, folder: str, parent: int) -> None:
     os.setsid()  # the user's os.killpg(0, ...) reaches this worker's group, not lowercheck's
-    log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    log = os.open(os.path.join(folder, _LOG_NAME), os.O_WRONLY | os.O_APPEND)
     os.dup2(log, 1)  # what the user's code prints stays out of the report
     os.dup2(log, 2)
+    for name in ("TMPDIR", "TMP", "TEMP"):  # the worker's temporary files (each call's folder, what
+        os.environ[name] = folder           # torch and Triton make at import) go when it is closed
+    tempfile.tempdir = None
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     for name, sub in CACHE_DIRS.items():  # inside the checkout, and writable in the sandbox
@@ -441,7 +445,7 @@ class IsolatedFrontend:
         self.memory_mb = memory_mb
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._processes: list = []  # the worker's multiprocessing.Process, for its exit status
-        self._log: str | None = None
+        self._folder: str | None = None  # the worker's temporary folder: its log and its TMPDIR
         # Per file (real path): each call that left processes running, and their command names.
         self._left: dict[str, list[tuple[str, list[str]]]] = {}
 
@@ -458,12 +462,12 @@ class IsolatedFrontend:
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
-            handle, self._log = tempfile.mkstemp(prefix=f"lowercheck-{self.language}-worker-", suffix=".log")
-            os.close(handle)
+            self._folder = tempfile.mkdtemp(prefix=f"lowercheck-{self.language}-worker-")
+            os.close(os.open(os.path.join(self._folder, _LOG_NAME), os.O_CREAT | os.O_WRONLY, 0o600))
             context = multiprocessing.get_context("spawn")
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 max_workers=1, mp_context=context, initializer=_init,
-                initargs=(self.language, self.memory_mb, self._log, os.getpid()))
+                initargs=(self.language, self.memory_mb, self._folder, os.getpid()))
             self._pool.submit(int)  # makes the worker start (and import) right away
             self._processes = list(getattr(self._pool, "_processes", {}).values())
         return self._pool
@@ -530,7 +534,7 @@ class IsolatedFrontend:
 
     def _log_tail(self) -> str:
         try:
-            with open(self._log or "", "rb") as handle:
+            with open(os.path.join(self._folder or "", _LOG_NAME), "rb") as handle:
                 handle.seek(0, os.SEEK_END)
                 handle.seek(max(0, handle.tell() - _LOG_TAIL))
                 return handle.read().decode("utf-8", "replace")
@@ -593,12 +597,9 @@ class IsolatedFrontend:
                 _kill_session(process)
         self._pool.shutdown(wait=True, cancel_futures=True)  # processes killed first: a quick wait
         self._pool, self._processes = None, []
-        if self._log:
-            try:
-                os.unlink(self._log)
-            except OSError:
-                pass
-            self._log = None
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
 
 def _places(path: str) -> tuple[list[str], list[str], dict[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -43,10 +44,13 @@ def test_hopper_only_cuda_does_not_compile_for_an_a100():
 
 
 @needs_nvcc
-def test_cuda_syntax_error_at_the_line_nvcc_names():
+def test_cuda_syntax_error_at_the_line_nvcc_names(monkeypatch, tmp_path):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
     findings, _ = check([("reference", INPUTS / "missing_semicolon.cu")], "h100-sxm")
     assert _codes(findings) == [("LC642", "missing_semicolon.cu", 6)]
     assert findings[0].side == "reference" and 'expected a ";"' in findings[0].message
+    assert list(tmp_path.iterdir()) == []  # nvcc -keep's `.lgenfe.bc` of a failed compile went with its folder
 
 
 @needs_nvcc

@@ -4,6 +4,7 @@ beside the lowering) importing them at once would find each other's half-importe
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,28 @@ def test_workers_start_first_and_the_cuda_front_end_is_imported_in_the_main_thre
                           timeout=120, env={"LOWERCHECK_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[[]]", "True", "1"], done.stdout
+
+
+KEPT = """
+import os, sys
+from lowercheck import cli
+
+code = cli.main(["lower", sys.argv[1]], keep_workers=True)
+print(code, [(name, sorted(os.listdir(os.path.join(os.environ["TMPDIR"], name))))
+             for name in sorted(os.listdir(os.environ["TMPDIR"]))], file=sys.stderr)
+"""
+
+
+def test_a_kept_worker_and_its_temporary_files_go_at_exit(tmp_path: Path) -> None:
+    """A caller that keeps its workers (the corpus tests, the diff servers) ends them at exit, and
+    with each its folder: its log and its TMPDIR (each call's folder, what torch makes at import)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = subprocess.run([sys.executable, "-c", KEPT, str(ROOT / "corpus/vector_add/vadd.py")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env={**os.environ, "TMPDIR": str(temporary), "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    code, listing = done.stderr.strip().splitlines()[-1].split(" ", 1)
+    assert code == "0"
+    assert listing.startswith("[('lowercheck-triton-worker-") and "['log']" in listing, listing  # while it ran
+    assert list(temporary.iterdir()) == []
