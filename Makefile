@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: this version resolves to the local CPU wheel, not a CUDA build.
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,ray]'
+	# --no-compile: pip would byte-compile every module of torch, jax, Triton and Ray (half the
+	# install's time); Python compiles those a command imports, once, when it first imports them.
+	$(PY) -m pip install --quiet --no-compile torch==2.13.0
+	$(PY) -m pip install --quiet --no-compile -e '.[test,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)
