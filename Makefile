@@ -8,7 +8,6 @@ export TRITON_CACHE_DIR := $(CURDIR)/.cache/triton
 export TRITON_HOME := $(CURDIR)/.cache/triton-home
 export JAX_COMPILATION_CACHE_DIR := $(CURDIR)/.cache/jax
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg
-export TORCHINDUCTOR_CACHE_DIR := $(CURDIR)/.cache/torchinductor
 export TRITON_DEFAULT_FP_FUSION := 1
 
 .PHONY: install demo test bench docs clean detection realworld realpairs audit profile fuzz corpus hostile
@@ -19,10 +18,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: this version resolves to the local CPU wheel, not a CUDA build.
-	# --no-compile: pip would byte-compile every module of torch, jax, Triton and Ray (half the
-	# install's time); Python compiles those a command imports, once, when it first imports them.
-	$(PY) -m pip install --quiet --no-compile torch==2.13.0
-	$(PY) -m pip install --quiet --no-compile -e '.[test,ray]'
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)
