@@ -9,6 +9,7 @@ what stops it: strict expected failures, so the marker goes when a front end clo
 
 from __future__ import annotations
 
+import zipfile
 
 import pytest
 from support import run_lowercheck
@@ -255,3 +256,17 @@ def test_the_launcher_files_of_a_package_are_rows() -> None:
     assert not realworld._LAUNCH.search("x = table[key]\n")
     liger = next(p for p in realworld.PACKAGES if p.name == "liger-kernel")
     assert any(re.search("backends/_triton", pattern) for pattern in liger.launchers)
+
+
+def test_an_unpacked_wheel_is_byte_compiled(tmp_path, monkeypatch) -> None:
+    """A wheel's modules are imported in sandboxed children, which may not write __pycache__: the
+    install compiles them once, as pip does for a wheel it installs."""
+    monkeypatch.setattr(realworld, "CACHE", tmp_path)
+    (tmp_path / "downloads").mkdir()
+    with zipfile.ZipFile(tmp_path / "downloads" / "tiny_kernels-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("tiny_kernels/__init__.py", "")
+        wheel.writestr("tiny_kernels/ops.py", "def add(x, y):\n    return x + y\n")
+    package = realworld.Package("tiny-kernels", "1.0", "wheel", "triton", ("tiny_kernels/*.py",), "def")
+    realworld.install((package,))
+    cached = package.folder / "tiny_kernels" / "__pycache__"
+    assert sorted(p.name.split(".")[0] for p in cached.iterdir()) == ["__init__", "ops"]

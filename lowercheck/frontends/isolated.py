@@ -89,7 +89,7 @@ def _init(language: str, memory_mb: int, folder: str, parent: int) -> None:
     for name, sub in CACHE_DIRS.items():  # inside the checkout, and writable in the sandbox
         os.environ.setdefault(name, str(REPO / ".cache" / sub))
     _start_call_server(language, os.getpid())  # before any thread of this worker
-    exit_with_parent(parent)
+    exit_with_parent(parent, folder)
 
 
 def _start_call_server(language: str, worker: int) -> None:
@@ -241,9 +241,10 @@ def _close_all_but(*keep: int) -> None:
     os.closerange(low, 1 << 16)
 
 
-def exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int, folder: str | None = None) -> None:
     """End this worker when `parent`, the process that started it, is gone (also when it was gone
-    before this worker got here): its own session keeps it out of
+    before this worker got here), and remove its temporary `folder`, which the parent would have
+    removed: its own session keeps it out of
     a kill of lowercheck's process group (a `lowercheck corpus` server stopped on a timeout), and no
     process of ours may outlive the command. A thread that watches the parent, not
     PR_SET_PDEATHSIG (the run children's way, `runners/forkserver.py`): that signal follows the
@@ -254,6 +255,8 @@ def exit_with_parent(parent: int) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="lowercheck-parent-watch").start()

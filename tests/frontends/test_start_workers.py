@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
@@ -54,3 +55,32 @@ def test_a_kept_worker_and_its_temporary_files_go_at_exit(tmp_path: Path) -> Non
     assert code == "0"
     assert listing.startswith("[('lowercheck-triton-worker-") and "['log']" in listing, listing  # while it ran
     assert list(temporary.iterdir()) == []
+
+
+ORPHANED = """
+import sys, time
+from lowercheck.frontends.isolated import IsolatedFrontend
+
+worker = IsolatedFrontend("triton")
+worker.entries(sys.argv[1])
+print(worker._folder, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_worker_whose_command_was_killed_removes_its_folder(tmp_path: Path) -> None:
+    """A command killed outright (a corpus server past its limit) closes nothing: its worker, in a
+    session of its own, sees it gone, ends, and takes its temporary folder with it."""
+    command = subprocess.Popen([sys.executable, "-c", ORPHANED, str(ROOT / "corpus/vector_add/vadd.py")],
+                               stdout=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env={**os.environ, "TMPDIR": str(tmp_path), "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")})
+    try:
+        folder = Path(command.stdout.readline().strip())
+        assert folder.parent == tmp_path and (folder / "log").exists()
+    finally:
+        command.kill()
+        command.wait()
+    deadline = time.monotonic() + 30
+    while folder.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not folder.exists()
