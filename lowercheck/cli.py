@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
         from lowercheck.runners import deadline
 
         deadline.from_process_start()
+        _end_cleanly_on_sigterm()
     if keep_workers:
         return _run(args)
     try:
@@ -172,6 +173,22 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
         _stop_workers()
         if argv is None:
             _skip_final_collection()
+
+
+def _end_cleanly_on_sigterm() -> None:
+    """SIGTERM (`timeout`, a CI job cancelled) ends the command as an exception does, not at once:
+    the runs waited for in other threads stop waiting (`deadline.stop`), the workers and run
+    servers are stopped and the temporary folders removed on the way out; the exit status stays a
+    terminated process's, 128 + 15."""
+    import signal
+
+    from lowercheck.runners import deadline
+
+    def stop(signum: int, frame) -> None:
+        deadline.stop()
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _skip_final_collection() -> None:

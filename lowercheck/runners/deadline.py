@@ -17,6 +17,7 @@ from collections.abc import Iterator
 _end: float | None = None
 _seconds: float | None = None
 _origin: float | None = None  # when the command started, where it is this whole process (`from_process_start`)
+_stopped = False  # the command is being ended (`stop`)
 # Kept back from a command's time for what follows its stages: the report, ending the workers.
 RESERVE_S = 3.0
 
@@ -45,8 +46,18 @@ def from_process_start() -> None:
     _origin = time.monotonic() - process_age()
 
 
+def stop() -> None:
+    """The command is being ended (SIGTERM, `cli`): from now on no time is left, so the stages
+    waiting on user code in other threads stop waiting (they look again while they wait), and
+    none starts."""
+    global _stopped
+    _stopped = True
+
+
 def remaining() -> float | None:
     """Seconds left (never negative), or None without a bound."""
+    if _stopped:
+        return 0.0
     return None if _end is None else max(0.0, _end - time.monotonic())
 
 

@@ -172,7 +172,7 @@ def _wait_per_request(child: ForkedChild, result_path: Path, count: int, timeout
         if now_finished > finished:
             limit = deadline.clamp(timeout_s)
             finished, end = now_finished, perf_counter() + limit
-        elif perf_counter() > end:
+        elif perf_counter() > end or deadline.spent():  # the latter: the command is being ended
             return None, limit
 
 

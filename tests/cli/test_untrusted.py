@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,34 @@ def test_a_hanging_port_is_a_run_failure(tmp_path: Path) -> None:
     failures = [f for f in doc["findings"] if f["code"] == "LC902"]
     assert failures and failures[0]["side"] == "target" and "timeout" in failures[0]["message"]
     assert doc["runs"][0]["status"] == "failed"
+
+
+def test_a_terminated_command_stops_its_processes_and_removes_its_folders(tmp_path: Path) -> None:
+    """SIGTERM (`timeout`, a cancelled CI job) while a run hangs: the command exits as a terminated
+    process does (143), its worker and run servers stopped, its temporary folders removed (a run's
+    batch folder was left behind when SIGTERM killed the process outright)."""
+    port = tmp_path / "vadd_hang.py"
+    port.write_text(HANGING_PORT)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    command = subprocess.Popen([sys.executable, "-m", "lowercheck", "diff", str(VADD_CU), str(port), "--size",
+                                "n=100", "--timeout", "120"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "TMPDIR": str(temporary),
+                                               "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")})
+    try:
+        end = time.monotonic() + 120
+        while not any(p.name.startswith("lowercheck-batch-") for p in temporary.iterdir()):  # the runs began
+            assert command.poll() is None and time.monotonic() < end, command.stderr.read()
+            time.sleep(0.05)
+        command.terminate()
+        _, err = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert command.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    end = time.monotonic() + 10  # the worker, in a session of its own, sees the command gone within 0.5 s
+    while list(temporary.iterdir()) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert list(temporary.iterdir()) == []
 
 
 # --- a port cannot set lowercheck's exit code ------------------------------------------------------
