@@ -138,3 +138,29 @@ def test_two_diffs_at_once_and_one_killed_leave_the_verdict_unchanged(tmp_path: 
     assert finished.returncode == again.returncode == 1, first_out + again.stdout + again.stderr
     verdict = [line for line in first_out.splitlines() if line.startswith("verdict:")]
     assert verdict and verdict == [line for line in again.stdout.splitlines() if line.startswith("verdict:")]
+
+
+def test_a_diff_killed_outright_mid_run_leaves_no_process(tmp_path: Path) -> None:
+    """lowercheck killed alone (SIGKILL, as by the OOM killer) while a kernel's run spins: the run's
+    fork server, waiting for that run, would never read the end of its input; its watcher sees
+    lowercheck gone and ends the server's namespace, the spinning run with it."""
+    marker = uuid.uuid4().hex
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, MARKER_VARIABLE: marker, "TMPDIR": str(temporary), "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")}
+    command = subprocess.Popen([sys.executable, "-m", "lowercheck", "diff", str(HOSTILE / "kernels/vadd.cu"),
+                                str(HOSTILE / "kernels/vadd_forever.cu"), "--size", "n=100", "--timeout", "120"],
+                               env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 120
+        while not any(p.name.startswith("lowercheck-batch-") for p in temporary.iterdir()):  # the runs began
+            assert command.poll() is None and time.monotonic() < end
+            time.sleep(0.05)
+        time.sleep(1)  # the spinning run under way
+    finally:
+        command.kill()  # lowercheck alone, not its process group
+        command.wait()
+    end = time.monotonic() + 15
+    while _marked(marker) and time.monotonic() < end:
+        time.sleep(0.2)
+    assert _marked(marker) == []

@@ -47,6 +47,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import select
 import signal
 import sys
 import time
@@ -297,19 +298,13 @@ def _has_capability(bit: int) -> bool:
 
 def _become_pid_one() -> None:
     """Fork into the new PID namespace; the parent waits and ends as the child ended."""
+    parent = os.getppid()
     pid = os.fork()
     if pid == 0:
         return
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except ChildProcessError:
-            os._exit(1)
-        except InterruptedError:
-            continue
+    status = _wait_unless_orphaned(pid, parent)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -319,6 +314,35 @@ def _become_pid_one() -> None:
             pass
         os._exit(128 + sig)
     os._exit(os.WEXITSTATUS(status))
+
+
+def _wait_unless_orphaned(pid: int, parent: int) -> int:
+    """The wait status of PID 1 (`pid`). Should this process's `parent` end first (lowercheck killed
+    outright: it would have ended the stage), PID 1 is killed, and with it every process of its
+    namespace: a fork server's run that hangs would otherwise spin on, its server never reading
+    the end of its input. A pidfd wakes the wait as PID 1 ends; the parent is looked at every
+    half second."""
+    try:
+        ended = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # before Linux 5.3
+        ended = None
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            os._exit(1)
+        if done:
+            return status
+        if os.getppid() != parent:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return os.waitpid(pid, 0)[1]
+        if ended is not None:
+            select.select([ended], [], [], 0.5)
+        else:
+            time.sleep(0.5)
 
 
 def _drop_capabilities(libc) -> None:
