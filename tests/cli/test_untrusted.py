@@ -53,10 +53,12 @@ def test_a_hanging_port_is_a_run_failure(tmp_path: Path) -> None:
     assert doc["runs"][0]["status"] == "failed"
 
 
-def test_a_terminated_command_stops_its_processes_and_removes_its_folders(tmp_path: Path) -> None:
-    """SIGTERM (`timeout`, a cancelled CI job) while a run hangs: the command exits as a terminated
-    process does (143), its worker and run servers stopped, its temporary folders removed (a run's
-    batch folder was left behind when SIGTERM killed the process outright)."""
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 2)])
+def test_a_stopped_command_ends_at_once_and_removes_its_folders(tmp_path: Path, stop: int, code: int) -> None:
+    """SIGTERM (`timeout`, a cancelled CI job) or Ctrl-C while a run hangs: the command ends within
+    seconds, as a terminated process (143) or `interrupted` (2), its worker and run servers
+    stopped, its temporary folders removed. Before, SIGTERM killed it outright and left its runs'
+    batch folders, and Ctrl-C waited out the hanging run (a minute) before it took effect."""
     port = tmp_path / "vadd_hang.py"
     port.write_text(HANGING_PORT)
     temporary = tmp_path / "tmp"
@@ -64,17 +66,22 @@ def test_a_terminated_command_stops_its_processes_and_removes_its_folders(tmp_pa
     command = subprocess.Popen([sys.executable, "-m", "lowercheck", "diff", str(VADD_CU), str(port), "--size",
                                 "n=100", "--timeout", "120"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "TMPDIR": str(temporary),
-                                               "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")})
+                                               "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache")},
+                               # as from a terminal: an xdist worker may ignore SIGINT, and its children would too
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         end = time.monotonic() + 120
         while not any(p.name.startswith("lowercheck-batch-") for p in temporary.iterdir()):  # the runs began
             assert command.poll() is None and time.monotonic() < end, command.stderr.read()
             time.sleep(0.05)
-        command.terminate()
+        command.send_signal(stop)
+        began = time.monotonic()
         _, err = command.communicate(timeout=60)
+        took = time.monotonic() - began
     finally:
         command.kill()
-    assert command.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert command.returncode == code and "Traceback" not in err, err
+    assert took < 15, f"{took:.1f} s after the signal"
     end = time.monotonic() + 10  # the worker, in a session of its own, sees the command gone within 0.5 s
     while list(temporary.iterdir()) and time.monotonic() < end:
         time.sleep(0.1)
