@@ -339,9 +339,10 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
     done, todo = resume(cases, results, baseline)
     if not todo:
         return done
+    made = [DiffServer() for _ in range(jobs)]
     servers: queue.SimpleQueue[DiffServer] = queue.SimpleQueue()
-    for _ in range(jobs):
-        servers.put(DiffServer())
+    for server in made:
+        servers.put(server)
 
     def run_one(case: Case, tool: str) -> Outcome:
         server = servers.get()  # one server per job: its front-end workers stay up between cases
@@ -350,12 +351,20 @@ def run_corpus(cases: list[Case], results: Path, jobs: int, baseline: bool, limi
         finally:
             servers.put(server)
 
-    with recording(results, done, todo, progress) as record, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        futures = {pool.submit(run_one, case, tool): (case, tool) for case, tool in todo}
-        for future in concurrent.futures.as_completed(futures):
-            record(futures[future][0], future.result())
-    while not servers.empty():
-        servers.get().close()
+    pool = concurrent.futures.ThreadPoolExecutor(jobs)
+    try:
+        with recording(results, done, todo, progress) as record:
+            futures = {pool.submit(run_one, case, tool): (case, tool) for case, tool in todo}
+            for future in concurrent.futures.as_completed(futures):
+                record(futures[future][0], future.result())
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM): what waits never starts, what runs is
+        for server in made:  # killed and not recorded; a resumed run does them
+            server.stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for server in made:
+            server.close()
     return done
 
 

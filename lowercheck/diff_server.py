@@ -61,6 +61,8 @@ class DiffServer:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
+        self._stopped = False  # `stop`: no command runs any more
+        self._lock = threading.Lock()  # `stop` against a command starting the server
 
     def _start(self) -> subprocess.Popen:
         if self._process is None or self._process.poll() is not None:
@@ -70,19 +72,31 @@ class DiffServer:
         return self._process
 
     def run(self, argv: list[str], timeout_s: float) -> int | None:
-        doc, _ = exchange(self._start(), argv, timeout_s)
+        with self._lock:
+            if self._stopped:
+                return None
+            process = self._start()
+        doc, _ = exchange(process, argv, timeout_s)
         if doc is None:
             self.close()  # overran or died: the next command starts a fresh server
             return None
         return int(doc["exit"])
 
+    def stop(self) -> None:
+        """Kill the server, and the command it runs, from another thread than the one waiting on it
+        (which then gets None at once); no later command starts one again."""
+        with self._lock:
+            self._stopped = True
+        self.close()
+
     def close(self) -> None:
-        if self._process is None:
+        process = self._process  # one read: the thread that runs a command may close it too
+        if process is None:
             return
-        if self._process.poll() is None:
+        if process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._process.pid, signal.SIGKILL)
-        self._process.wait()
+                os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
         self._process = None
 
 

@@ -5,10 +5,14 @@ summary with the KernelBench-style baseline beside lowercheck's numbers."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 from support import run_lowercheck
@@ -197,3 +201,73 @@ def test_corpus_html_index_links_each_cases_report(tmp_path: Path) -> None:
     assert len(links) == 3 and all((pages / link).is_file() for link in links)
     assert "<h2>Findings</h2>" in (pages / links[1]).read_text()
     assert "\x1b[" not in done.stdout  # piped: no progress bar drawn
+
+
+def test_an_interrupted_corpus_run_ends_at_once_and_leaves_no_process(tmp_path: Path) -> None:
+    """Ctrl-C while `-j 2` cases hang in their runs: the command ends within seconds (`interrupted`,
+    exit 2), the running cases killed and not recorded, the waiting ones never started, no process
+    left (a resumed run does them). Before, the first Ctrl-C left the pool to run every case still
+    waiting (minutes) and record them."""
+    folder = tmp_path / "corpus" / "spin"
+    folder.mkdir(parents=True)
+    for name in ("vadd.cu", "vadd_forever.cu"):
+        shutil.copy(CORPUS / "hostile" / "kernels" / name, folder / name)
+    (folder / "expected.toml").write_text("".join(
+        f'[[case]]\nsource = "vadd.cu"\ntarget = "vadd_forever.cu"\nverdict = "different"\ncodes = ["LC902"]\n'
+        f'description = "spins, {i}"\nargs = ["--size", "n={100 + i}"]\n\n' for i in range(6)))
+    results, marker = tmp_path / "results.jsonl", uuid.uuid4().hex
+    command = subprocess.Popen([sys.executable, "-m", "lowercheck", "corpus", str(tmp_path / "corpus"), "-j", "2",
+                                "--case-timeout", "240", "--json", str(results)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache"), MARKER: marker},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
+    try:
+        end = time.monotonic() + 120
+        while len(_forkservers(marker)) < 6:  # two servers, each with its watcher, PID 1 and a spinning run
+            assert command.poll() is None and time.monotonic() < end, command.communicate()
+            time.sleep(0.1)
+        time.sleep(2)  # both jobs' runs spinning
+        command.send_signal(signal.SIGINT)
+        began = time.monotonic()
+        out, err = command.communicate(timeout=60)
+        took = time.monotonic() - began
+    finally:
+        command.kill()
+    assert command.returncode == 2 and "interrupted" in err and "Traceback" not in err, out + err
+    assert took < 15, f"{took:.1f} s after Ctrl-C"
+    recorded = results.read_text().splitlines() if results.exists() else []
+    assert len(recorded) < 6, recorded
+    end = time.monotonic() + 15
+    while _marked(marker) and time.monotonic() < end:
+        time.sleep(0.2)
+    assert _marked(marker) == []
+
+
+MARKER = "LOWERCHECK_CORPUS_TEST"
+
+
+def _marked(marker: str) -> list[int]:
+    """The live processes whose environment holds `marker` (every process the command starts inherits it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"{MARKER}={marker}".encode() in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _forkservers(marker: str) -> list[int]:
+    found = []
+    for pid in _marked(marker):
+        try:
+            if b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
