@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
         from lowercheck.runners import deadline
 
         deadline.from_process_start()
-        _end_promptly_on_signals()
+        deadline.stop_on_signals()
     if keep_workers:
         return _run(args)
     try:
@@ -173,30 +173,6 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
         _stop_workers()
         if argv is None:
             _skip_final_collection()
-
-
-def _end_promptly_on_signals() -> None:
-    """SIGTERM (`timeout`, a cancelled CI job) and Ctrl-C end the command as an exception does, at
-    once: the runs waited for in other threads stop waiting (`deadline.stop`: else the runs'
-    executor would wait out a run that hangs, a minute or more), the workers and run servers are
-    stopped and the temporary folders removed on the way out. SIGTERM keeps a terminated process's
-    exit status, 128 + 15; Ctrl-C is `interrupted`, exit 2. A SIGINT the command was started
-    ignoring (a background job of a script) stays ignored."""
-    import signal
-
-    from lowercheck.runners import deadline
-
-    def terminate(signum: int, frame) -> None:
-        deadline.stop()
-        raise SystemExit(128 + signum)
-
-    def interrupt(signum: int, frame) -> None:
-        deadline.stop()
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, terminate)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupt)
 
 
 def _skip_final_collection() -> None:

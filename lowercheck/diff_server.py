@@ -22,11 +22,17 @@ import sys
 import threading
 
 
+_GRACE_S = 5.0  # how long `DiffServer.close` waits for the server to end its command on SIGTERM
+
+
 def serve() -> int:
     from lowercheck.cli import main
     from lowercheck.frontends.isolated import exit_with_parent
 
+    from lowercheck.runners import deadline
+
     exit_with_parent(os.getppid())  # its own session keeps it out of a kill of its parent's group
+    deadline.stop_on_signals()  # `DiffServer.close`'s SIGTERM: the command's runs and folders go first
     os.environ.setdefault("COLUMNS", "200")
     for line in sys.stdin:
         argv = json.loads(line)
@@ -90,10 +96,17 @@ class DiffServer:
         self.close()
 
     def close(self) -> None:
+        """SIGTERM first: the server ends its command as a terminated `lowercheck` does (its runs
+        stopped, its temporary folders removed: `deadline.stop_on_signals`); SIGKILL to its process
+        group after `_GRACE_S`, or at once for what is left."""
         process = self._process  # one read: the thread that runs a command may close it too
         if process is None:
             return
         if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=_GRACE_S)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
         process.wait()

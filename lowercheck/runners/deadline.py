@@ -54,6 +54,29 @@ def stop() -> None:
     _stopped = True
 
 
+def stop_on_signals() -> None:
+    """In a process that is the command (the CLI, a diff server): SIGTERM (`timeout`, a cancelled CI
+    job, a corpus stopping its server) and Ctrl-C end it as an exception does, at once: `stop`
+    first, so that the runs waited for in other threads stop waiting (else the runs' executor
+    would wait out a run that hangs, a minute or more); on the way out the workers and run
+    servers are stopped and the temporary folders removed. SIGTERM keeps a terminated process's
+    exit status, 128 + 15; Ctrl-C is a KeyboardInterrupt (the CLI: `interrupted`, exit 2). A
+    SIGINT the process was started ignoring (a background job of a script) stays ignored."""
+    import signal
+
+    def terminate(signum: int, frame) -> None:
+        stop()
+        raise SystemExit(128 + signum)
+
+    def interrupt(signum: int, frame) -> None:
+        stop()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt)
+
+
 def remaining() -> float | None:
     """Seconds left (never negative), or None without a bound."""
     if _stopped:

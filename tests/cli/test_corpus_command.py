@@ -205,8 +205,8 @@ def test_corpus_html_index_links_each_cases_report(tmp_path: Path) -> None:
 
 def test_an_interrupted_corpus_run_ends_at_once_and_leaves_no_process(tmp_path: Path) -> None:
     """Ctrl-C while `-j 2` cases hang in their runs: the command ends within seconds (`interrupted`,
-    exit 2), the running cases killed and not recorded, the waiting ones never started, no process
-    left (a resumed run does them). Before, the first Ctrl-C left the pool to run every case still
+    exit 2), the running cases stopped and not recorded, the waiting ones never started, no process
+    and no temporary folder left (a resumed run does them). Before, the first Ctrl-C left the pool to run every case still
     waiting (minutes) and record them."""
     folder = tmp_path / "corpus" / "spin"
     folder.mkdir(parents=True)
@@ -215,11 +215,13 @@ def test_an_interrupted_corpus_run_ends_at_once_and_leaves_no_process(tmp_path: 
     (folder / "expected.toml").write_text("".join(
         f'[[case]]\nsource = "vadd.cu"\ntarget = "vadd_forever.cu"\nverdict = "different"\ncodes = ["LC902"]\n'
         f'description = "spins, {i}"\nargs = ["--size", "n={100 + i}"]\n\n' for i in range(6)))
-    results, marker = tmp_path / "results.jsonl", uuid.uuid4().hex
+    results, marker, temporary = tmp_path / "results.jsonl", uuid.uuid4().hex, tmp_path / "tmp"
+    temporary.mkdir()
     command = subprocess.Popen([sys.executable, "-m", "lowercheck", "corpus", str(tmp_path / "corpus"), "-j", "2",
                                 "--case-timeout", "240", "--json", str(results)], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache"), MARKER: marker},
+                               env={**os.environ, "LOWERCHECK_CACHE_DIR": str(tmp_path / "cache"), MARKER: marker,
+                                    "TMPDIR": str(temporary)},
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
     try:
         end = time.monotonic() + 120
@@ -241,6 +243,7 @@ def test_an_interrupted_corpus_run_ends_at_once_and_leaves_no_process(tmp_path: 
     while _marked(marker) and time.monotonic() < end:
         time.sleep(0.2)
     assert _marked(marker) == []
+    assert list(temporary.iterdir()) == []  # the killed cases' run folders too: their servers got SIGTERM first
 
 
 MARKER = "LOWERCHECK_CORPUS_TEST"
