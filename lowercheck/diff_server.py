@@ -97,18 +97,20 @@ class DiffServer:
 
     def close(self) -> None:
         """SIGTERM first: the server ends its command as a terminated `lowercheck` does (its runs
-        stopped, its temporary folders removed: `deadline.stop_on_signals`); SIGKILL to its process
-        group after `_GRACE_S`, or at once for what is left."""
+        stopped, its temporary folders removed: `deadline.stop_on_signals`), and what it started
+        ends as it finds the server gone; SIGKILL to its process group when it has not ended within
+        `_GRACE_S`."""
         process = self._process  # one read: the thread that runs a command may close it too
         if process is None:
             return
         if process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=_GRACE_S)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
+            try:
+                process.wait(timeout=_GRACE_S)  # what it started sees it gone and ends too
+            except subprocess.TimeoutExpired:  # not reaped yet: its group is still its own
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         self._process = None
 

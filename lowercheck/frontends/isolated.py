@@ -536,8 +536,10 @@ class IsolatedFrontend:
         return "ended (its exit status was not known in time)"
 
     def _log_tail(self) -> str:
+        if self._folder is None:  # closed: nothing to read (not a `log` of the working folder)
+            return ""
         try:
-            with open(os.path.join(self._folder or "", _LOG_NAME), "rb") as handle:
+            with open(os.path.join(self._folder, _LOG_NAME), "rb") as handle:
                 handle.seek(0, os.SEEK_END)
                 handle.seek(max(0, handle.tell() - _LOG_TAIL))
                 return handle.read().decode("utf-8", "replace")

@@ -47,7 +47,7 @@ def from_process_start() -> None:
 
 
 def stop() -> None:
-    """The command is being ended (SIGTERM, `cli`): from now on no time is left, so the stages
+    """The command is being ended (`stop_on_signals`): from now on no time is left, so the stages
     waiting on user code in other threads stop waiting (they look again while they wait), and
     none starts."""
     global _stopped
