@@ -39,6 +39,23 @@ def run_lowercheck(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(["lowercheck", *args], code, out.getvalue(), err.getvalue())
 
 
+def marked_processes(variable: str, marker: str) -> list[int]:
+    """The live processes whose environment has `variable` set to `marker` (a test sets it on the
+    command it starts; every process that command starts inherits it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"{variable}={marker}".encode() in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 _ROOT = Path(__file__).parents[1]
 
 _TRITON_DRIVER = """

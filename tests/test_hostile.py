@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from support import marked_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "corpus" / "hostile"
@@ -36,19 +37,8 @@ SLACK_S = 5  # past --timeout: ending the processes, on a loaded machine (the cl
 
 
 def _marked(marker: str) -> list[int]:
-    """The processes whose environment holds `marker` (every process a case started inherits it)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if f"{MARKER_VARIABLE}={marker}".encode() in environ.split(b"\0") and state != "Z":
-            found.append(int(entry.name))
-    return found
+    """The processes a case started (`support.marked_processes`)."""
+    return marked_processes(MARKER_VARIABLE, marker)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[Path(c["target"]).stem for c in CASES])

@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from support import run_lowercheck
+from support import marked_processes, run_lowercheck
 
 CORPUS = Path(__file__).parents[2] / "corpus"
 
@@ -250,19 +250,7 @@ MARKER = "LOWERCHECK_CORPUS_TEST"
 
 
 def _marked(marker: str) -> list[int]:
-    """The live processes whose environment holds `marker` (every process the command starts inherits it)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if f"{MARKER}={marker}".encode() in environ.split(b"\0") and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return marked_processes(MARKER, marker)
 
 
 def _forkservers(marker: str) -> list[int]:
