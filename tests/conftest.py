@@ -12,9 +12,6 @@ os.environ["LOWERCHECK_REUSE_REPORTS"] = "0"
 def pytest_sessionfinish(session, exitstatus) -> None:
     """The workers tests kept (`cli.main(keep_workers=True)`, front ends made in-process) end with the
     session, and their temporary folders with them: an xdist worker leaves by os._exit, past atexit."""
-    import sys
+    from lowercheck.cli import _stop_workers  # what a command does at its end
 
-    if "lowercheck.frontends" in sys.modules:
-        sys.modules["lowercheck.frontends"].stop_workers()
-    if "lowercheck.runners.sandbox" in sys.modules:
-        sys.modules["lowercheck.runners.sandbox"].stop_servers()
+    _stop_workers()

@@ -101,9 +101,7 @@ def dataflow_flops(rel: Relations, out: str, inputs: Iterable[str], shape: tuple
     shared = set(range(len(shape)))
     for dep, _ in reduced:
         shared &= _unchanged_along(dep)
-    rows = elements
-    for d in shared:
-        rows //= max(shape[d], 1)
+    rows = elements // math.prod(max(shape[d], 1) for d in shared)
     return 2 * k * elements if rows == elements else 2 * k * rows + elements
 
 

@@ -81,9 +81,7 @@ def _init(language: str, memory_mb: int, folder: str, parent: int) -> None:
     log = os.open(os.path.join(folder, _LOG_NAME), os.O_WRONLY | os.O_APPEND)
     os.dup2(log, 1)  # what the user's code prints stays out of the report
     os.dup2(log, 2)
-    for name in ("TMPDIR", "TMP", "TEMP"):  # the worker's temporary files (each call's folder, what
-        os.environ[name] = folder           # torch and Triton make at import) go when it is closed
-    tempfile.tempdir = None
+    confine.use_temporary_folder(folder)  # each call's folder, what torch and Triton make at import: gone at close
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     for name, sub in CACHE_DIRS.items():  # inside the checkout, and writable in the sandbox

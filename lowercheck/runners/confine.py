@@ -206,14 +206,19 @@ def enter(box: Box) -> list[str]:
     if box.memory_mb is not None:
         limit = box.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    tmp = box.writable[0] if box.writable else None
-    if tmp is not None:
-        for name in ("TMPDIR", "TMP", "TEMP"):
-            os.environ[name] = tmp
-        import tempfile
-
-        tempfile.tempdir = None  # computed again from TMPDIR
+    if box.writable:
+        use_temporary_folder(box.writable[0])
     return missing
+
+
+def use_temporary_folder(folder: str) -> None:
+    """Make `folder` this process's temporary folder (and its children's): TMPDIR, TMP and TEMP, and
+    `tempfile`'s own choice, computed again from them."""
+    import tempfile
+
+    for name in ("TMPDIR", "TMP", "TEMP"):
+        os.environ[name] = folder
+    tempfile.tempdir = None
 
 
 def left_behind(seen: set[tuple[int, int]] | None = None) -> list[str]:
