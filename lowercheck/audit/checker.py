@@ -8,6 +8,8 @@ equal; a solution passes when every element of every output passes in every tria
 
 from __future__ import annotations
 
+import enum
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,6 +17,23 @@ import numpy as np
 
 from lowercheck.audit.task import Correctness
 from lowercheck.compare.tolerance import dtype_name
+
+
+# How far another machine's measurement of the reference's own rounding error may lie from this
+# one's, as a factor either way. Such an error is one summation order's (the BLAS of this CPU's vendor,
+# its SIMD width, its math library), and the machines that run a task (CI, a reviewer's laptop, a
+# GPU's split-K) round the same sum in other orders: on a 1027-term float32 matmul the mirrored
+# answer measured 0.87 of a bound on an AMD EPYC and 1.2 on an Intel Xeon. The factor is a stated
+# margin, not a bound: a judgement that this band leaves undecided is borderline (docs/portability.md).
+ORDER_FACTOR = 2.0
+
+
+class Decision(enum.Enum):
+    """A judgement as every machine in the band would make it."""
+
+    PASSES = "passes"
+    FAILS = "fails"
+    BORDERLINE = "borderline"  # passes on some machines, fails on others
 
 
 @dataclass(frozen=True)
@@ -27,6 +46,22 @@ class Verdict:
     trials: int
     why: str = ""  # why it failed, when not by the values (a shape, a NaN)
     of: int = 0  # the harness's trials (more than `trials` when the runs here were cut to a budget)
+
+    def across(self, factor: float = 1.0) -> Decision:
+        """The checker's answer on any machine whose ratio lies within `factor` of this one's (1: this
+        machine's answer, for a measurement that does not depend on the machine). A failure not of
+        the values (a shape, a NaN) fails everywhere."""
+        if self.why or not math.isfinite(self.ratio):
+            return Decision.PASSES if self.passed else Decision.FAILS
+        if self.ratio * factor <= 1.0:
+            return Decision.PASSES
+        return Decision.FAILS if self.ratio / factor > 1.0 else Decision.BORDERLINE
+
+    def band(self, factor: float) -> str:
+        """`borderline: 0.43-1.7 of the bound across summation orders (0.87 here)`."""
+        return (f"borderline: {self.ratio / factor:.2g}-{self.ratio * factor:.2g} of the bound across summation "
+                f"orders ({self.ratio:.2g} here; largest error {self.error:.3g}, atol {self.atol:g} + rtol "
+                f"{self.rtol:g} * |ref|, over {self.trials} trial(s))")
 
     def margin(self) -> str:
         """`largest error 3.1e-03, 0.31 of the bound atol 0.01 + rtol 0.01 * |ref|, over 5 trial(s)`."""
