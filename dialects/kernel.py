@@ -81,8 +81,9 @@ class EntryOp(IRDLOperation):
 
     @property
     def scheduled(self) -> bool:
-        """Whether the entry says who computes what (kernels with launches), unlike a reference."""
-        return self.language.data != "torch"
+        """Whether the entry says who computes what (kernels with launches), unlike a reference or a
+        solution module run whole."""
+        return self.language.data not in ("torch", "module")
 
     def param(self, name: str) -> ParamOp | None:
         return next((p for p in self.params if p.pname == name), None)

@@ -17,6 +17,7 @@ from lowercheck import symbolic
 from lowercheck.bind import dtype_name, zeroed_accumulators
 from lowercheck.dialects.kernel import ParamOp
 from lowercheck.errors import UserError
+from lowercheck.frontends import module
 from lowercheck.runners.base import RunRequest
 from lowercheck.runners.draws import Draw
 
@@ -83,7 +84,8 @@ def is_argument(side: SideInfo, param: ParamOp) -> bool:
 
 
 def run_request(side: SideInfo, args: dict[str, Any], options: Any, sizes: Mapping[str, int]) -> RunRequest:
-    env = {"TRITON_INTERPRET": "1"} if side.language == "triton" else {}
+    engines = module.engines(side.path) if side.language == module.LANGUAGE else []
+    env = {"TRITON_INTERPRET": "1"} if side.language == "triton" or "triton" in engines else {}
     params = [p.pname for p in side.params() if is_argument(side, p)]  # the call order
     args = {**args, **side.fixed}  # passed by name (the runners of Python entries call by keyword)
     # Absolute: the run's child starts in another directory (its fork server's), where a relative
@@ -92,6 +94,7 @@ def run_request(side: SideInfo, args: dict[str, Any], options: Any, sizes: Mappi
                       ir=side.ir_text() if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
                                "fixed": list(side.fixed), "tuples": side.tuples,
+                               **({"problem": side.problem, "engines": engines} if side.problem else {}),
                                **({"grid": grid_at(side.grid, sizes)} if side.grid is not None else {})})
 
 

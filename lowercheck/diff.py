@@ -26,7 +26,7 @@ from lowercheck.judge import merge_shared, merge_unwritten
 from lowercheck.observe import observe
 from lowercheck.plan import capturable_sizes
 from lowercheck.findings import Evidence, Finding, Judged, Severity
-from lowercheck.frontends import frontend_for, language_of, split_entry, start_workers
+from lowercheck.frontends import frontend_for, language_of, module, split_entry, start_workers
 from lowercheck.frontends.base import (
     Binding,
     NeedsConcreteSizes,
@@ -103,6 +103,7 @@ class SideInfo:
     tuples: dict[str, list[list[Any]]] = field(default_factory=dict)
     grid: tuple[str, ...] | None = None  # a kernel entry's grid (the spec's `[launch]`), over the sizes
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
+    problem: str | None = None  # a solution module's problem file (`frontends/module`): its Model, its init inputs
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
     _printed: tuple[ModuleOp, tuple, str] | None = field(default=None, repr=False, compare=False)
 
@@ -251,14 +252,20 @@ def _diff(options: DiffOptions) -> Report:
     sweep = spec.sweep() if spec.sizes else infer.default_sweep(size_names, tiles)
     _extract(sides[first])
     fill_extents(sides[first], size_names, sweep, notes)
-    if second not in candidates:
-        candidates[second] = frontend_for(paths[second]).entries(paths[second])
-    entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
-                                    candidates[first])
-    check_spec_names(spec, candidates, entries, paths)
-    second_binding, match = bind_other(sides[first], candidates[second], entries[second], spec, size_names, paths[second])
-    sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
-                           probe=sweep[-1], notes=notes, spec=spec)
+    solution = module.solution_class(paths[second], entries[second]) if _is_problem(sides[first]) else None
+    if solution is not None:  # a KernelBench solution module against its problem: run as a whole
+        entries[second] = solution
+        sides[second], match = _solution_side(second, paths[second], solution, sides[first], notes)
+    else:
+        if second not in candidates:
+            candidates[second] = frontend_for(paths[second]).entries(paths[second])
+        entries[second] = resolve_entry(paths[second], entries[second], candidates[second], entries[first],
+                                        candidates[first])
+        check_spec_names(spec, candidates, entries, paths)
+        second_binding, match = bind_other(sides[first], candidates[second], entries[second], spec, size_names,
+                                           paths[second])
+        sides[second] = _lower(second, paths[second], entries[second], languages[second], second_binding,
+                               probe=sweep[-1], notes=notes, spec=spec)
     _extract(sides[second])
     check_size_names(spec, sides)
     correspondence, outputs = correspond(sides[first], sides[second], match)
@@ -272,12 +279,17 @@ def _diff(options: DiffOptions) -> Report:
     notes += [f"the source's `{s}` and the target's `{t}` start at zero in the runs: one side accumulates into "
               "its buffer, the other returns the result (a caller zeroes an accumulator)"
               for s, t in zeroed_accumulators(sides["source"], sides["target"], correspondence, is_argument).items()]
+    task: list[dict[str, int]] | None = None  # a solution module's: the sizes its verdict is decided at
     if not spec.sizes:
         tiles = infer.tile_sizes([sides["source"].accesses, sides["target"].accesses,
                                   sides["source"].module, sides["target"].module])
         sweep = infer.default_sweep(size_names, tiles)
-        notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
-        sweep = _with_example_sizes(sweep, sides, size_names, notes)
+        if solution is not None:
+            sweep, task = plan.solution_sweep(sides[first].entry_op.example_sizes, size_names, sweep,
+                                              lambda sizes: _largest_buffer(sides, sizes), notes)
+        else:
+            notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
+            sweep = _with_example_sizes(sweep, sides, size_names, notes)
     caps = plan.grid_caps([sides["source"].module, sides["target"].module], size_names)
     if spec.sizes:
         plan.caps_the_spec_misses(sweep, caps, notes)
@@ -302,7 +314,7 @@ def _diff(options: DiffOptions) -> Report:
     if options.run:
         indexed = differential.index_inputs(report, sides)
         if options.differential:
-            differential.run(report, sides, correspondence, outputs, sweep, options, indexed)
+            differential.run(report, sides, correspondence, outputs, sweep, options, indexed, task or None)
         observe(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report
@@ -330,6 +342,12 @@ def _with_example_sizes(sweep: list[dict[str, int]], sides: dict[str, SideInfo],
         notes.append(f"the sizes of {info.path}'s example inputs ({_fmt_sizes(sizes)}: {largest} elements in one "
                      f"buffer) are too large to run on the CPU here; the sweep covers the tile boundaries instead")
     return sweep
+
+
+def _largest_buffer(sides: dict[str, SideInfo], sizes: Mapping[str, int]) -> int:
+    """The elements of the largest buffer of either side at `sizes`."""
+    return max((int(np.prod(concrete_shape(p, sizes), dtype=np.int64)) for info in sides.values()
+                for p in info.at(sizes).params() if p.kind.data == "buffer" and p.shape.data), default=0)
 
 
 def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[str, str]:
@@ -493,6 +511,42 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                        for item, item_name in zip(a.items, a.item_names(n), strict=True)]
                    for n, a in binding.args.items() if isinstance(a, TupleArg)}
     return info
+
+
+def _is_problem(side: SideInfo) -> bool:
+    """A KernelBench problem: a PyTorch side whose entry is its module class and whose file says its
+    inputs (`get_inputs()`)."""
+    from lowercheck.frontends.torch.source import discover
+
+    return side.language == "torch" and any(e.name == side.entry and e.is_module and e.has_inputs
+                                            for e in discover(side.path))
+
+
+def _solution_side(name: str, path: str, solution: str, problem: SideInfo,
+                   notes: list[str]) -> tuple[SideInfo, dict[str, str]]:
+    """The solution module `solution` of `path` as a side: the problem's interface under its
+    forward's names (`frontends/module`), run whole by the module runner; and which problem
+    parameter each of its parameters stands for (the k-th input for the k-th)."""
+    def interface_at(sizes: Mapping[str, int]) -> ModuleOp:
+        return module.interface(path, solution, problem.at(sizes).entry_op)
+
+    lowered = module.interface(path, solution, problem.entry_op)
+    info = SideInfo(name, path, solution, module.LANGUAGE, lowered,
+                    lower_at=interface_at if problem.per_size else None, problem=problem.path)
+    info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
+    inputs = [p.pname for p in problem.params() if not p.pname.startswith("return") and p.role.data != "temp"]
+    mine = [p.pname for p in info.params() if not p.pname.startswith("return")]
+    used = module.engines(path)
+    notes.append(f"{path}:{solution} is run whole against {problem.path}:{problem.entry}, as KernelBench runs it: "
+                 "both built from the problem's get_init_inputs() after the same seed, the solution's forward "
+                 "called on the same inputs"
+                 + (f", its kernels on lowercheck's engines ({', '.join(_ENGINE_NAMES[e] for e in used)})" if used
+                    else ""))
+    notes += source_notes(frontend_for(path), path) if "cuda" in used else []
+    return info, dict(zip(mine, inputs, strict=True))
+
+
+_ENGINE_NAMES = {"triton": "Triton kernels in Triton's interpreter", "cuda": "load_inline CUDA on the SIMT emulator"}
 
 
 def _has_gpu() -> bool:

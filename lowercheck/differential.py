@@ -31,7 +31,7 @@ from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
 from lowercheck.errors import UserError
 from lowercheck.findings import Evidence, Finding
-from lowercheck.judge import indexed_by_data, merge_shared, outside_the_domain
+from lowercheck.judge import indexed_by_data, merge_shared, outside_the_domain, outside_the_task
 from lowercheck.runners import draws, poison
 from lowercheck.runners.base import RunRequest, RunResult
 
@@ -89,10 +89,13 @@ def index_inputs(report: Report, sides: dict[str, SideInfo]) -> dict[str, list[s
 
 
 def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
-                  outputs: list[tuple[str, str]], sweep, options: DiffOptions, indexed: dict[str, list[str]]) -> None:
+        outputs: list[tuple[str, str]], sweep, options: DiffOptions, indexed: dict[str, list[str]],
+        task: list[dict[str, int]] | None = None) -> None:
     """Run both sides on the same inputs for every run of the plan and compare (one child process
     per side for all runs, the two sides in parallel); a CUDA source also runs in float64 (the
-    emulator's shadow mode): the oracle. `indexed`: the buffers the source indexes with loaded data."""
+    emulator's shadow mode): the oracle. `indexed`: the buffers the source indexes with loaded data.
+    `task`: a solution module's own sizes, where alone its runs decide the verdict
+    (`judge.outside_the_task`)."""
     from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
@@ -177,6 +180,8 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
             record = dynamic.RunRecord(dict(sizes), status="failed", inputs=run.kind,
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
         findings = merge_shared(findings, correspondence)  # both sides failed alike: one warning
+        if task:
+            findings = outside_the_task(findings, sizes, run.kind, task)
         if baseline:  # what a KernelBench-style harness sees: values, and a crash; no runner events
             findings = [f for f in findings if f.code in BASELINE_CODES]
         record.oracle = oracle_kind if oracle is not None and oracle.error is None else None
@@ -202,6 +207,8 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
         for name, side in (("source", source), ("target", target)):
             first, second = results[name][again], results[name][-1]
             findings += dynamic.determinism_findings(name, first, second, runs[again].sizes)
+        if task:
+            findings = outside_the_task(findings, runs[again].sizes, runs[again].kind, task)
         _add_run_findings(report, findings, seen)
 
 

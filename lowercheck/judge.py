@@ -18,6 +18,11 @@ Rules (each a function of its own, applied where the evidence is complete):
   a buffer it indexes with loaded data (`table[ids[i]]` with an id past the table): the run's
   inputs are outside the source's domain (what its callers promise), so the run judges neither
   side: one warning, the spec's `range` as the fix.
+- `outside_the_task` (per run, in `differential.run`, for a solution module against its problem):
+  KernelBench judges a solution at the task's sizes, on inputs like `get_inputs()`'s; a difference
+  found only at other sizes or on other inputs (the tails a larger sweep shows, large magnitudes,
+  special values) is a warning that says so, never the verdict: a solution right for its task is
+  not wrong because it is not general.
 """
 
 from __future__ import annotations
@@ -128,3 +133,16 @@ def _same_unwritten(s: Finding, t: Finding, correspondence: Mapping[str, str]) -
 def _renamed(text: str, buffer: str | None) -> str:
     """The set with its buffer's tuple name made common (`out[i0]` and `return0[i0]` -> `elements[i0]`)."""
     return re.sub(rf"(?<![\w]){re.escape(buffer or '')}\[", "elements[", text) if buffer else text
+
+
+def outside_the_task(findings: list[Finding], sizes: Mapping[str, int], kind: str,
+                     task: list[dict[str, int]]) -> list[Finding]:
+    """The run's errors (and what it could not run) as warnings when the run is not at the task's
+    sizes (`task`) with the typical inputs: the task does not ask for it (the module's docstring)."""
+    if dict(sizes) in task and kind == "normal":
+        return findings
+    why = ("at sizes the task does not use" if dict(sizes) not in task
+           else f"on {kind} inputs, which the task's get_inputs() does not draw")
+    return [replace(f, severity=Severity.WARNING, message=f"{f.message} ({why}: the verdict stands on the task's "
+                                                          "own sizes and inputs)")
+            if f.level in (Severity.ERROR, Severity.INCONCLUSIVE) else f for f in findings]

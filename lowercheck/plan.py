@@ -18,7 +18,7 @@ said in a note, never run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -167,3 +167,43 @@ def caps_the_spec_misses(sweep: Sequence[Mapping[str, int]], caps: Sequence[Grid
 
 def sizes_text(sizes: Mapping[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+# A task's own sizes are run scaled down to the least value with the same remainder modulo
+# CONGRUENCE (a power of two no tile of a kernel exceeds, in practice), from CONGRUENCE up: every
+# tile, warp and vector width up to it splits the scaled size as it splits the task's, so a kernel
+# right at the task's sizes is right there, and a tail it mishandles has the same length.
+CONGRUENCE = 1024
+TASK_ELEMENTS = 1 << 22  # the largest buffer a run at the task's (scaled) sizes may have
+
+
+def task_sizes(example: Mapping[str, int], largest: Callable[[Mapping[str, int]], int]) -> tuple[dict[str, int], int]:
+    """The task's sizes (`example`, its `get_inputs()`), each above the modulus scaled down to the
+    least congruent value at least the modulus; the modulus halves (down to 32) while the largest
+    buffer (`largest`) has more than TASK_ELEMENTS elements. Returns the sizes and the modulus."""
+    modulus = CONGRUENCE
+    while True:
+        scaled = {name: value if value <= modulus else modulus + value % modulus for name, value in example.items()}
+        if largest(scaled) <= TASK_ELEMENTS or modulus <= 32:
+            return scaled, modulus
+        modulus //= 2
+
+
+def solution_sweep(example: Mapping[str, int], size_names: Sequence[str], others: Sequence[Mapping[str, int]],
+                   largest: Callable[[Mapping[str, int]], int], notes: list[str]) -> tuple[list[dict[str, int]],
+                                                                                         list[dict[str, int]]]:
+    """The sweep of a solution module against its problem, and its domain: the problem's own sizes
+    (scaled: `task_sizes`) are where a verdict is decided (KernelBench judges a solution there);
+    `others` (sizes that break tiling), smallest first, tell whether the solution holds beyond
+    them, which the report says without changing the verdict (`judge.outside_the_task`)."""
+    if not example or set(example) != set(size_names):
+        return [dict(s) for s in others], []
+    task, modulus = task_sizes(example, largest)
+    extra = sorted((dict(s) for s in others if dict(s) != task), key=largest)[:2]
+    shown = sizes_text(task) if task == dict(example) else (
+        f"{sizes_text(task)} (the task's {sizes_text(example)}, each size scaled to the least value with the same "
+        f"remainder modulo {modulus}: every tile of up to {modulus} splits it as it splits the task's)")
+    notes.append(f"the solution is judged at the task's sizes, {shown}; also run at {', '.join(map(sizes_text, extra))}"
+                 ", where a difference is a warning (the task does not use these sizes)" if extra else
+                 f"the solution is judged at the task's sizes, {shown}")
+    return [*extra[:1], task, *extra[1:]], [task]

@@ -29,6 +29,7 @@ RUNNERS: dict[str, str] = {
     "triton": "lowercheck.runners.triton_interp",
     "pallas": "lowercheck.runners.pallas_interp",
     "torch": "lowercheck.runners.torch_eager",
+    "module": "lowercheck.runners.module",  # a solution module (KernelBench's ModelNew) run whole
     "triton-compile": "lowercheck.runners.triton_compile",  # `lowercheck audit`: compile for a target
     "task": "lowercheck.runners.task_probe",  # `lowercheck audit`: a task's reference under probes
 }

@@ -49,7 +49,7 @@ def warm_up() -> None:
 def run(request: RunRequest) -> RunResult:
     start = time.monotonic()
     result = RunResult()
-    problem = _interpreter_ready(request)
+    problem = interpreter_ready(request)
     if problem:
         result.error, result.error_kind = problem, "crash"
         return result
@@ -63,7 +63,8 @@ def run(request: RunRequest) -> RunResult:
     return result
 
 
-def _interpreter_ready(request: RunRequest) -> str | None:
+def interpreter_ready(request: RunRequest) -> str | None:
+    """Why Triton's interpreter cannot run here (None: TRITON_INTERPRET=1 is set, before triton's import)."""
     for key, value in (request.options.get("env") or {}).items():
         if "triton" not in sys.modules:
             os.environ.setdefault(key, str(value))
@@ -118,7 +119,7 @@ def _run(request: RunRequest, result: RunResult) -> None:
 
     from lowercheck.runners import triton_shims
 
-    triton_shims.install()  # libdevice calls, which the interpreter cannot run by itself
+    triton_shims.install()  # before the user's file: it may take a libdevice function at its import
     module = import_user_file(request.path)
     entry = entry_callable(module, request.entry)
     if entry is None:
@@ -131,12 +132,11 @@ def _run(request: RunRequest, result: RunResult) -> None:
     pack_tuples(values, request.options.get("tuples"))
     kwargs = {k: v for k, v in values.items() if k in params}
 
-    bounds = _Bounds(os.path.realpath(request.path))
-    with _poisoned_allocations(), bounds.installed():
+    with poisoned_allocations(), instrumented(request.path) as bounds:
         try:
             returned = entry(**kwargs)
         except Exception as err:  # noqa: BLE001 - the user's code failed: report where
-            if _inside_interpreted_kernel(err):
+            if inside_interpreted_kernel(err):
                 raise InterpreterLimit(
                     f"Triton's CPU interpreter could not run a kernel that Triton's compiler accepts: "
                     f"{describe(err, request.path)}") from None
@@ -159,7 +159,7 @@ class InterpreterLimit(Exception):
     float), reported as inconclusive, never as the kernel's fault."""
 
 
-def _inside_interpreted_kernel(err: BaseException) -> bool:
+def inside_interpreted_kernel(err: BaseException) -> bool:
     """Did `err` come from executing a kernel body in the interpreter (its frames pass through
     triton/runtime/interpreter.py) rather than from the wrapper's own Python? A device-side
     assertion (`tl.device_assert`) is the kernel's own fault."""
@@ -167,6 +167,19 @@ def _inside_interpreted_kernel(err: BaseException) -> bool:
         return False
     frames = traceback.extract_tb(err.__traceback__)
     return any(f.filename.replace(os.sep, "/").endswith("triton/runtime/interpreter.py") for f in frames)
+
+
+@contextlib.contextmanager
+def instrumented(path: str) -> Iterator[_Bounds]:
+    """Triton's interpreter with lowercheck's shims (`triton_shims`: what its compiler accepts and it
+    cannot run) and every access bounds-checked against the launch's tensors; `path` is the user's
+    file, whose lines the events name."""
+    from lowercheck.runners import triton_shims
+
+    triton_shims.install()  # libdevice calls, which the interpreter cannot run by itself (idempotent)
+    bounds = _Bounds(os.path.realpath(path))
+    with bounds.installed():
+        yield bounds
 
 
 # --- bounds ---------------------------------------------------------------------------------------
@@ -328,7 +341,7 @@ def _storage(tensor) -> int:
 
 
 @contextlib.contextmanager
-def _poisoned_allocations() -> Iterator[None]:
+def poisoned_allocations() -> Iterator[None]:
     """torch.empty, empty_like, empty_strided and Tensor.new_empty return poisoned tensors."""
     import torch
 

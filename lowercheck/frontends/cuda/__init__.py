@@ -51,7 +51,7 @@ from lowercheck.frontends.cuda.lower import KernelLowering, memref_uses
 LANGUAGE = "cuda"
 EXTENSIONS = (".cu", ".cuh")  # and `.py` files calling load_inline (frontends/__init__.py)
 
-__all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower", "source_notes"]
+__all__ = ["EXTENSIONS", "LANGUAGE", "entries", "lower", "python_signature", "source_notes"]
 
 
 def source_notes(path: str | os.PathLike) -> list[str]:
@@ -188,6 +188,22 @@ def compared_values(path: str | os.PathLike, entry: str) -> dict[str, list[int]]
 
     walk(fn)
     return {name: values for name, values in found.items() if values}
+
+
+def python_signature(path: str | os.PathLike, function: str) -> tuple[list[str], str]:
+    """How Python calls the host function `function` of a `load_inline` file: its parameters, in
+    order, and what it returns ("tensor", "list" for a `std::vector`, "tuple", or "void")."""
+    tu = parse.translation_unit(path)
+    found = [fn for fn in parse.function_definitions(tu) if fn.spelling == function and not parse.is_kernel(fn)]
+    if not found:
+        raise UserError(f"{path}: the extension has no C++ function `{function}`", SourceLocation(str(path), 1),
+                        hint="list in `functions=[...]` the host functions the CUDA source defines")
+    fn = found[0]
+    params = [c.spelling for c in fn.get_children() if c.kind == ci.CursorKind.PARM_DECL]
+    result = fn.result_type.get_canonical().spelling
+    kind = ("void" if result == "void" else "list" if "vector" in result else "tuple" if "tuple" in result
+            else "tensor")
+    return params, kind
 
 
 def lower(path: str | os.PathLike, entry: str | None = None, binding: Binding | None = None) -> ModuleOp:

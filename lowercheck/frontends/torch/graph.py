@@ -40,7 +40,31 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     fn = instantiate(module, target, path)
     example = example_inputs(module, target, binding, path)
     exported = _export(fn, example, path, where)
-    return _module(exported, target, example, binding, path, where)
+    return _module(exported, target, example, binding, path, where, _held_extents(module, fn))
+
+
+def _held_extents(module: Any, fn: Any) -> set[int]:
+    """The extents a module holds fixed: its parameters' and buffers' dimensions and the integers of
+    `get_init_inputs()` (`nn.Linear(512, 1024)`: an input's 512 columns are the weight's). An input
+    dimension export specialises to one of these is no size to sweep: the module is built for it."""
+    import torch
+
+    if not isinstance(fn, torch.nn.Module):
+        return set()
+    held = {int(d) for t in [*fn.parameters(), *fn.buffers()] for d in t.shape}
+    init = getattr(module, "get_init_inputs", None)
+    try:
+        values = list(init()) if callable(init) else []
+    except Exception:  # noqa: BLE001 - it ran once already (instantiate); nothing more to learn here
+        values = []
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            held.add(value)
+    return held
 
 
 def resolve(path: str, entry: str | None, found: list[Entry]) -> Entry:
@@ -173,7 +197,7 @@ def _user_frame(err: BaseException, path: str) -> SourceLocation | None:
 
 
 def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Binding, path: str,
-            where: SourceLocation) -> ModuleOp:
+            where: SourceLocation, held: set[int] = frozenset()) -> ModuleOp:
     import torch
     from torch.export.graph_signature import InputKind
 
@@ -220,8 +244,9 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
             if symbol is None:
                 # Specialised by export (the code computes with it in Python: `math.sqrt(x.shape[1])`);
                 # the reference still runs eagerly at any size, so a dimension the binding names, or
-                # any but a 1, stays a size; an output extent equal to it takes its name.
-                if isinstance(named, str) and (given or int(extent) > 1):
+                # any but a 1 the module does not hold fixed, stays a size; an output extent equal to
+                # it takes its name.
+                if isinstance(named, str) and (given or (int(extent) > 1 and int(extent) not in held)):
                     specialised.setdefault(int(extent), []).append(named)
                     example_sizes.setdefault(named, int(value.shape[dim]))
                     extents.append(named)
