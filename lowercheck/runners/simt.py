@@ -76,7 +76,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from lowercheck import ir, symbolic
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
+from lowercheck.dialects.kernel import AtenOp, EntryOp, LaunchOp, ParamOp, split_view
 from lowercheck.errors import Unsupported, UserError
 from lowercheck.dialects.simt import AtomicCasOp, ShuffleOp, SyncWarpOp, VoteOp
 from lowercheck.runners import poison
@@ -132,11 +132,17 @@ def run(request: RunRequest) -> RunResult:
         buffers, scalars = _bind_params(entry.params, request.args)
         # Launch expressions may name sizes that are no parameter (a KernelBench tensor's `x_size0`).
         scalars = {**request.options.get("sizes", {}), **scalars}
-        for launch in entry.launches:
-            callee = launch.callee.root_reference.data
+        shapes = {p.pname: [d.data for d in p.shape.data] for p in entry.params if p.kind.data == "buffer"}
+        for op in entry.body.ops:
+            if isinstance(op, AtenOp):  # an ATen call of the host function: torch runs it, between the launches
+                aten_step(op, buffers, shapes, scalars)
+                continue
+            if not isinstance(op, LaunchOp):
+                continue
+            callee = op.callee.root_reference.data
             if callee not in kernels:
                 raise UserError(f"kernel.launch @{callee}: no func.func @{callee} in the IR")
-            machine.launch(kernels[callee], launch, buffers, scalars)
+            machine.launch(kernels[callee], op, buffers, scalars)
     finally:
         _SHADOW.reset(token)
 
@@ -144,6 +150,73 @@ def run(request: RunRequest) -> RunResult:
                        oob=machine.oob, wall_s=perf_counter() - start, events=machine.events)
     result.oob_total = machine.oob_total
     return result
+
+
+# --- ATen steps of a host function -------------------------------------------------------------------
+
+
+def aten_step(op: AtenOp, buffers: dict[str, _Buffer], shapes: dict[str, list[str]],
+              scalars: dict[str, int | float]) -> None:
+    """Run `op` (`kernel.aten` of a CUDA host function: `torch::mm(a, b)`, `out.zero_()`) with torch on
+    the buffers' memory, as the GPU would run ATen's own kernel there, and store its result. Its
+    operands: buffers by name (`x`, a view's shape after `@`: `x@[4, 8]`), lists, numbers, None,
+    booleans and dtypes (`torch.float32`)."""
+    import torch
+
+    from lowercheck.runners.torch_arrays import numpy_view
+
+    def tensor(text: str):
+        name, _, shape = text.partition("@")
+        buffer = buffers[name]
+        extents = _literal(shape) if shape else [_evaluate(d, scalars) for d in shapes.get(name, [])]
+        flat = torch.from_numpy(buffer.data) if buffer.data.dtype.name != "bfloat16" else \
+            torch.from_numpy(buffer.data.view(np.int16)).view(torch.bfloat16)
+        return flat.view([int(e) for e in extents]) if extents else flat
+
+    def operand(text: str):
+        text = text.strip()
+        if text.startswith("[") and text.endswith("]"):
+            items = _split_items(text[1:-1])
+            return [operand(item) for item in items]
+        if text.split("@")[0] in buffers:
+            return tensor(text)
+        if text.startswith("torch."):
+            return getattr(torch, text.removeprefix("torch."))
+        return _literal(text)
+
+    target = op.target.data.removeprefix("aten.")
+    args = [operand(a.data) for a in op.args.data]
+    function = getattr(torch.ops.aten, target, None)
+    if function is None:
+        raise UserError(f"the ATen operator `{target}` of the host function is unknown to torch")
+    with torch.no_grad():
+        value = function(*args)
+    result = buffers[op.result.data]
+    if isinstance(value, torch.Tensor) and value.data_ptr() != tensor(op.result.data).data_ptr():
+        out = numpy_view(value.detach().contiguous().to(tensor(op.result.data).dtype)).reshape(-1)
+        result.data[...] = out.astype(result.data.dtype, copy=False)
+    if result.unwritten is not None:
+        result.unwritten[...] = False  # torch wrote it whole
+
+
+def _split_items(text: str) -> list[str]:
+    """`a, b@[2, 3], [1, 2]` -> its top-level items."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if text[start:].strip():
+        items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def _literal(text: str):
+    import ast
+
+    return ast.literal_eval(text.strip())
 
 
 # --- types ----------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lowercheck import symbolic
 from lowercheck.dialects._expr import expr_array
-from lowercheck.dialects.kernel import EntryOp, LaunchOp, ParamOp, split_view
+from lowercheck.dialects.kernel import AtenOp, EntryOp, LaunchOp, ParamOp, split_view
 from lowercheck.errors import LowercheckError, SourceLocation, Unsupported, UserError
 from lowercheck.frontends.base import Binding, EntryCandidate, EntryParam, NeedsConcreteSizes, TensorArg, ValueArg
 from lowercheck.frontends.cuda import parse
@@ -258,6 +258,17 @@ def _lower(fn, shown: str, binding: Binding | None) -> ModuleOp:
     return module
 
 
+def _step_buffers(args: list[str]) -> list[str]:
+    """The buffers an ATen step reads: its operands that name one (`x`, `x@[4, 8]`, `[a, b]`)."""
+    names = []
+    for arg in args:
+        for item in arg.strip("[]").split(","):
+            item = item.strip().split("@")[0]
+            if item.isidentifier() and item not in ("None", "True", "False"):
+                names.append(item)
+    return names
+
+
 def _raise_parse_error(path: str | os.PathLike) -> None:
     """For a file without a launcher that parses: clang's own error in the launchers that do not
     parse (else in any function, else anywhere in the file), instead of "no launcher"; nothing when
@@ -358,6 +369,14 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
             arg, _ = split_view(arg)  # `x[n*k:]`: a view of the buffer x
             reads[arg] = reads.get(arg, False) or read
             writes[arg] = writes.get(arg, False) or written
+    host_written = set()  # written by an ATen step of the host function, not (only) by kernels
+    for step in host.operators:
+        for arg in _step_buffers(step.args):
+            reads[arg] = True
+        if step.result.name in {a.split("@")[0] for a in step.args} and not step.target.endswith("_"):
+            continue
+        writes[step.result.name] = True
+        host_written.add(step.result.name)
     ops: list[Operation] = []
     for name, t, cursor in host.params:
         if t.kind == "ptr":
@@ -371,9 +390,14 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
             op = ParamOp(name, "scalar", "scalar" if t.is_float else "size", t.ir)
         op.location = _loc(parse.location(cursor, shown))
         ops.append(op)
-    for buffer in host.returned:  # a torch host function's result: written by its kernels
+    kernel_written = {split_view(a)[0] for launch in host.launches
+                      for a, (_, written) in zip(launch_args[id(launch)], memref_uses(kernels[launch.symbol]))
+                      if written}
+    for buffer in host.returned:  # a torch host function's result: written by its kernels, or by torch
         assert buffer.ctype.elem is not None
-        op = ParamOp(buffer.name, "buffer", "out", buffer.ctype.elem.ir, buffer.shape)
+        by_host = buffer.name in host_written and buffer.name not in kernel_written
+        op = ParamOp(buffer.name, "buffer", "out", buffer.ctype.elem.ir, buffer.shape,
+                     written_by="host" if by_host else None)
         op.location = _loc(parse.location(host.cursor, shown))
         ops.append(op)
     for buffer in host.temps:
@@ -385,7 +409,17 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
         op = ParamOp(name, "buffer", "in", elem.ir, [str(count)])
         op.location = _loc(parse.location(host.cursor, shown))
         ops.append(op)
-    for launch in host.launches:
+    def steps_after(count: int) -> None:
+        for step in host.operators:
+            if step.after == count:
+                elem = step.result.ctype.elem
+                assert elem is not None
+                op = AtenOp(f"aten.{step.target}", step.result.name, step.args, list(step.result.shape), elem.ir)
+                op.location = _loc(parse.location(step.cursor, shown))
+                ops.append(op)
+
+    for count, launch in enumerate(host.launches):
+        steps_after(count)
         args = launch_args[id(launch)]
         shared = launch.shared_bytes if launch.shared_bytes is not None else 0
         if launch.symbol in dynamic_shared:  # the kernel's trailing `dynamic_shared_bytes` argument
@@ -398,6 +432,7 @@ def _entry(host: HostFunction, kernels: dict[str, Operation], binding: Binding, 
         op = LaunchOp.create(properties=properties)
         op.location = _loc(parse.location(launch.cursor, shown))
         ops.append(op)
+    steps_after(len(host.launches))
     entry = EntryOp.create(properties={"sym_name": StringAttr(host.cursor.spelling),
                                        "language": StringAttr(LANGUAGE), "file": StringAttr(shown)},
                            regions=[Region(Block(ops))])

@@ -26,6 +26,7 @@ import sympy
 from lowercheck import symbolic
 from lowercheck.errors import Unsupported
 from lowercheck.frontends.base import NeedsConcreteSizes
+from lowercheck.frontends.cuda import aten
 from lowercheck.frontends.cuda import ctype as ct
 from lowercheck.frontends.cuda.ctype import CType
 from lowercheck.frontends.cuda.parse import (
@@ -140,6 +141,19 @@ class HostFunction:
     returned: list[Buffer] = field(default_factory=list)  # torch host functions: `return0`
     shapes: dict[str, tuple[sympy.Expr, ...]] = field(default_factory=dict)  # tensor parameters
     symbols: dict[str, str] = field(default_factory=dict)  # `__constant__` -> the buffer copied to it
+    operators: list[HostOp] = field(default_factory=list)  # ATen calls between the launches, in order
+
+
+@dataclass
+class HostOp:
+    """An ATen operator the host function runs between its launches (`aten.py`): torch computes
+    `result` from `args` (buffers by name, constants as text) after `after` launches."""
+
+    cursor: ci.Cursor
+    target: str
+    args: list[str]
+    result: Buffer
+    after: int
 
 
 def launch_calls(fn: ci.Cursor) -> list[ci.Cursor]:
@@ -221,6 +235,12 @@ def _is_dim3(t: ci.Type) -> bool:
     return t.get_canonical().get_declaration().spelling == "dim3"
 
 
+def _is_optional_tensor(t: ci.Type) -> bool:
+    """`c10::optional<torch::Tensor>` (std::optional of at::Tensor), by value or reference."""
+    spelled = t.get_canonical().spelling
+    return "optional<at::Tensor>" in spelled.replace(" ", "")
+
+
 def is_tensor(t: ci.Type) -> bool:
     """`torch::Tensor` (at::Tensor), by value or reference."""
     canon = t.get_canonical()
@@ -237,8 +257,10 @@ _DTYPES = {"kFloat": ct.FLOAT, "kFloat32": ct.FLOAT, "kDouble": ct.DOUBLE, "kFlo
 # element types -> the ATen ScalarType enumerator (shim.h, c10's names)
 _SCALAR_TYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
                  "float16": "Half", "float32": "Float", "float64": "Double", "bool": "Bool", "bfloat16": "BFloat16"}
-_ALLOCATE_LIKE = ("empty_like", "zeros_like", "ones_like")
-_ALLOCATE = ("empty", "zeros", "ones")
+_ALLOCATE_LIKE = ("empty_like", "zeros_like", "ones_like", "full_like")
+_ALLOCATE = ("empty", "zeros", "ones", "full")
+# Allocations torch fills: the value (for `full`, its argument).
+_FILLS = {"zeros": "0", "zeros_like": "0", "ones": "1", "ones_like": "1", "full": "full", "full_like": "full"}
 _SAME_TENSOR = ("contiguous",)  # methods that return the tensor itself (as far as memory goes)
 
 
@@ -274,7 +296,10 @@ class HostReader:
         for p in (c for c in children(fn) if c.kind == K.PARM_DECL):
             if is_stream(p.type):
                 continue
-            if is_tensor(p.type):
+            if _is_optional_tensor(p.type) and p.spelling in (fixed or {}) and fixed[p.spelling] is None:
+                self.values[decl_key(p)] = NULL  # `c10::optional<torch::Tensor> bias` given none
+                continue
+            if is_tensor(p.type) or _is_optional_tensor(p.type):
                 given = (shapes or {}).get(p.spelling)
                 if given is not None:
                     shape = tuple(symbolic.var(d) if isinstance(d, str) else sympy.Integer(d) for d in given)
@@ -313,6 +338,8 @@ class HostReader:
                 self.values[decl_key(p)] = symbolic.var(p.spelling)
         self.result = HostFunction(fn, params)
         self.symbols = self.result.symbols
+        # buffer name -> the buffer with the shape its parameter has (a view's operand text says its own)
+        self.declared: dict[str, Buffer] = {b.name: b for b in self.tensor_params}
 
     def unsupported(self, what: str, cursor: ci.Cursor) -> Unsupported:
         return Unsupported(f"{what} is not supported in a CUDA host launcher", location(cursor, self.shown))
@@ -333,20 +360,23 @@ class HostReader:
         self.result.params = [(name, by_name[name].ctype if name in by_name else t, cursor)
                               for name, t, cursor in self.result.params]
         self.result.shapes = {b.name: b.shape for b in self.tensor_params}
+        self.result.returned.sort(key=lambda b: int(b.name.removeprefix("return")))
         return self.result
 
     # ------------------------------------------------------------ torch::Tensor
-    def _returned_locals(self) -> set[tuple[int, int]]:
-        """The local tensors a `return` statement returns."""
-        found = set()
+    def _returned_locals(self) -> dict[tuple[int, int], int]:
+        """The local tensors a `return` statement returns, each with its position in what it returns
+        (`return {out, stats};`: out is the first, stats the second)."""
+        found: dict[tuple[int, int], int] = {}
         for c in walk(self.fn):
             if c.kind == K.RETURN_STMT and children(c):
-                target = _strip(children(c)[0])
-                while target.kind == K.CALL_EXPR and len(children(target)) == 1:  # copy/move construction
-                    target = _strip(children(target)[0])
-                if target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
-                        target.referenced.kind == K.VAR_DECL:
-                    found.add(decl_key(target.referenced))
+                for position, item in enumerate(_returned_items(children(c)[0])):
+                    target = _strip(item)
+                    while target.kind == K.CALL_EXPR and len(children(target)) == 1:  # copy/move construction
+                        target = _strip(children(target)[0])
+                    if target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
+                            target.referenced.kind == K.VAR_DECL:
+                        found.setdefault(decl_key(target.referenced), position)
         return found
 
     def _ranks(self) -> dict[tuple[int, int], int]:
@@ -366,8 +396,10 @@ class HostReader:
                 ranks[key] = max(ranks.get(key, 0), k + 1)
         return ranks
 
-    def tensor(self, e: ci.Cursor) -> Buffer:
-        """The tensor an expression denotes: a tensor variable, `x.contiguous()`, or a copy of one."""
+    def tensor(self, e: ci.Cursor, name: str | None = None) -> Buffer:
+        """The tensor an expression denotes: a tensor variable, a view of one (`x.contiguous()`,
+        `x.view({n, -1})`), or the result of an ATen operator (`torch::mm(a, b)`: a step of the entry,
+        its result a new buffer named `name` where given)."""
         c = _strip(e)
         while c.kind == K.CALL_EXPR and len(children(c)) == 1 and c.referenced is not None and \
                 c.referenced.kind == K.CONSTRUCTOR:
@@ -380,7 +412,135 @@ class HostReader:
             obj = _method_object(c)
             if obj is not None:
                 return self.tensor(obj)
+        optional = _optional_held(c)
+        if optional is not None:  # `bias.value()`, `*bias` of a `c10::optional<torch::Tensor>`
+            return self.tensor(optional)
+        if c.kind == K.CALL_EXPR and self.aten_name(c) is not None:
+            return self.aten_call(c, name)
         raise self.unsupported(f"the tensor expression `{_text(e)}`", e)
+
+    # ------------------------------------------------------------ ATen operators (aten.py)
+    def aten_name(self, c: ci.Cursor) -> str | None:
+        """The ATen function, Tensor method or operator a call names (`torch::mm`, `x.t()`, `a + b`)."""
+        callee = called_function(c)
+        if callee is None:
+            return None
+        obj = _method_object(c)
+        if callee.kind == K.CXX_METHOD and obj is not None and is_tensor(obj.type):
+            return c.spelling
+        parent = callee.semantic_parent
+        if callee.kind == K.FUNCTION_DECL and parent is not None and parent.spelling in ("at", "torch"):
+            return c.spelling
+        return None
+
+    def _operands(self, c: ci.Cursor) -> list[tuple[object, str, aten.Shape | None]]:
+        """(value, text, shape) of each operand of an ATen call, the tensor of a method call first;
+        a defaulted argument and those after it are left to torch's defaults."""
+        obj = _method_object(c)
+        callee = called_function(c)
+        found: list[tuple[object, str, aten.Shape | None]] = []
+        if obj is not None and callee is not None and callee.kind == K.CXX_METHOD:
+            buffer = self.tensor(obj)
+            found.append((buffer, self._tensor_text(buffer), buffer.shape))
+        for a in c.get_arguments():
+            if self._default(a):
+                break
+            found.append(self._operand(a))
+        return found
+
+    def _operand(self, a: ci.Cursor) -> tuple[object, str, aten.Shape | None]:
+        if is_tensor(a.type) or _is_optional_tensor(a.type):
+            inner = _strip(a)
+            if _is_optional_tensor(a.type) and (inner.kind in (K.INIT_LIST_EXPR,) and not children(inner)
+                                               or "nullopt" in _text(a)):
+                return None, "None", None
+            buffer = self.tensor(a)
+            return buffer, self._tensor_text(buffer), buffer.shape
+        lists = [k for k in walk(a) if k.kind == K.INIT_LIST_EXPR]
+        if lists and any(is_tensor(k.type) for k in children(lists[0])):  # `{a, b}`: a list of tensors
+            buffers = [self.tensor(k) for k in children(lists[0])]
+            return buffers, "[" + ", ".join(self._tensor_text(b) for b in buffers) + "]", None
+        dtype = next((_DTYPES[k.spelling] for k in walk(a) if k.kind == K.DECL_REF_EXPR and k.spelling in _DTYPES), None)
+        if dtype is not None and "ScalarType" in a.type.get_canonical().spelling:
+            return dtype, f"torch.{dtype.dtype}", None
+        if lists or "IntArrayRef" in a.type.spelling or "IntArrayRef" in a.type.get_canonical().spelling:
+            sizes = self._sizes(a) if lists or any(k.spelling == "sizes" for k in walk(a)) else [self.expr(a)]
+            values = aten.constant_list(sizes)
+            return values, aten.operand_text(values), None
+        if "TensorOptions" in a.type.get_canonical().spelling:
+            return None, "None", None
+        value = self.at_sizes(self.expr(a))
+        return aten.constant_list([value])[0], aten.operand_text(value), None
+
+    def _tensor_text(self, buffer: Buffer) -> str:
+        """A tensor operand: its buffer's name, with its shape where it is a view of other extents."""
+        declared = self.declared.get(buffer.name)
+        if declared is None or tuple(declared.shape) == tuple(buffer.shape):
+            return buffer.name
+        return f"{buffer.name}@{aten.operand_text(list(buffer.shape))}"
+
+    def aten_call(self, c: ci.Cursor, name: str | None = None) -> Buffer:
+        """An ATen call on tensors (`aten.py`): a view, a cast, an operator or an in-place operator."""
+        spelled = self.aten_name(c) or ""
+        op = spelled.removeprefix("operator").strip()
+        method = aten.BINARY_OPERATORS.get(op) or aten.COMPOUND_OPERATORS.get(op) or spelled
+        operands = self._operands(c)
+        values = [v for v, _, _ in operands]
+        shapes = [s for _, _, s in operands]
+        texts = [t for _, t, _ in operands]
+        first = next((v for v in values if isinstance(v, Buffer)), None)
+        try:
+            if method in aten.VIEWS and isinstance(first, Buffer):
+                shape = aten.VIEWS[method](shapes, values)
+                return Buffer(first.name, first.ctype, first.temp, tuple(shape), True, first.typed)
+            if method in aten.CASTS and isinstance(first, Buffer):
+                dtype = next((v for v in values[1:] if isinstance(v, CType)), None)
+                if dtype is None and len(values) > 1 and isinstance(values[1], Buffer):
+                    dtype = values[1].ctype.elem  # `type_as(y)`, `to(y)`
+                if dtype is None and method in ("half", "bfloat16", "float_"):
+                    dtype = {"half": CType("float", 16), "bfloat16": CType("bfloat", 16), "float_": ct.FLOAT}[method]
+                if dtype is None or dtype == first.ctype.elem:  # `to(x.device())`, or its own type: itself
+                    return first
+                return self._step(c, "to", [texts[0], f"torch.{dtype.dtype}"], first.shape, dtype, name)
+            if method in aten.IN_PLACE and isinstance(first, Buffer):
+                self.result.operators.append(HostOp(c, aten.IN_PLACE[method], texts, first, len(self.result.launches)))
+                return first
+            if method in aten.OPERATORS:
+                operator = aten.OPERATORS[method]
+                shape = operator.shape(shapes, values)
+                elem = first.ctype.elem if isinstance(first, Buffer) else ct.FLOAT
+                return self._step(c, operator.target, texts, shape, elem, name)
+        except aten.NotModelled as why:
+            raise self.unsupported(f"the ATen call `{_text(c)}` ({why})", c) from None
+        raise self.unsupported(f"the ATen call `{_text(c)}` (lowercheck models no `{spelled}` on tensors)", c)
+
+    def _step(self, c: ci.Cursor, target: str, texts: list[str], shape: aten.Shape, elem: CType | None,
+              name: str | None) -> Buffer:
+        """A new tensor that torch computes (`kernel.aten` of the entry): a temporary until returned."""
+        assert elem is not None
+        taken = {b.name for b in (*self.result.temps, *self.result.returned, *self.tensor_params)}
+        base = name or f"{target.rstrip('_')}_result"
+        result_name = base if base not in taken else next(f"{base}_{k}" for k in range(1, 10**6)
+                                                           if f"{base}_{k}" not in taken)
+        buffer = Buffer(result_name, CType("ptr", 64, False, elem), temp=True, shape=tuple(shape), tensor=True)
+        self.declared[result_name] = buffer
+        self.result.temps.append(buffer)
+        self.result.operators.append(HostOp(c, target, texts, buffer, len(self.result.launches)))
+        return buffer
+
+    def returned(self, buffer: Buffer, position: int) -> Buffer:
+        """`buffer` as the function's result at `position` (`return0`, ...): a tensor it computed."""
+        if not buffer.temp:
+            if buffer in self.result.returned:
+                return buffer
+            raise self.unsupported(f"returning the tensor `{buffer.name}` it was given", self.fn)
+        old = buffer.name
+        buffer.name, buffer.temp = f"return{position}", False
+        self.declared[buffer.name] = self.declared.pop(old, buffer)
+        if buffer in self.result.temps:
+            self.result.temps.remove(buffer)
+        self.result.returned.append(buffer)
+        return buffer
 
     def allocation(self, var: ci.Cursor, init: ci.Cursor) -> Buffer:
         """`torch::empty_like(x)`, `torch::zeros({n, m}, x.options())`, ...: a new tensor, named
@@ -390,26 +550,36 @@ class HostReader:
                 c.referenced.kind == K.CONSTRUCTOR:
             c = _strip(children(c)[0])
         returned = decl_key(var) in self.returns
-        name = f"return{len(self.result.returned)}" if returned else var.spelling
+        name = f"return{self.returns[decl_key(var)]}" if returned else var.spelling
         args = list(c.get_arguments()) if c.kind == K.CALL_EXPR else []
         if c.kind == K.CALL_EXPR and c.spelling in _ALLOCATE_LIKE and args:
             like = self.tensor(args[0])
-            dtype = self._dtype(args[1]) if len(args) > 1 else None
+            options = 2 if c.spelling == "full_like" else 1  # `full_like(x, value, options)`
+            dtype = self._dtype(args[options]) if len(args) > options else None
             shape, elem, typed = like.shape, dtype or like.ctype.elem, dtype is not None or like.typed
         elif c.kind == K.CALL_EXPR and c.spelling in _ALLOCATE and args:
             shape = self._sizes(args[0])
-            dtype = self._dtype(args[1]) if len(args) > 1 else None
-            like = self._options_of(args[1]) if len(args) > 1 else None
+            options = 2 if c.spelling == "full" else 1  # `full(sizes, value, options)`
+            dtype = self._dtype(args[options]) if len(args) > options else None
+            like = self._options_of(args[options]) if len(args) > options else None
             elem = dtype or (like.ctype.elem if like is not None else ct.FLOAT)
             typed = dtype is not None or (like is not None and like.typed)
         else:
-            existing = self.tensor(init)  # `auto y = x;`, `x.contiguous()`: the same memory
-            return existing
+            # `auto y = x;`, `x.contiguous()`: the same memory; `torch::mm(a, b)`: a new tensor
+            existing = self.tensor(init, var.spelling)
+            return self.returned(existing, self.returns[decl_key(var)]) if returned and existing.temp else existing
         assert elem is not None
         buffer = Buffer(name, CType("ptr", 64, False, elem), temp=not returned, shape=tuple(shape),
                         tensor=True, typed=typed)
+        self.declared.setdefault(name, buffer)
         if returned:
             self.result.returned.append(buffer)
+        fill = _FILLS.get(c.spelling)
+        if fill is not None:  # torch fills it before any launch reads it: a step of the entry
+            value = fill if fill != "full" else aten.operand_text(self.at_sizes(self.expr(args[1])))
+            if buffer.temp and buffer not in self.result.temps:
+                self.result.temps.append(buffer)
+            self.result.operators.append(HostOp(c, "fill_", [buffer.name, value], buffer, len(self.result.launches)))
         return buffer
 
     def _sizes(self, e: ci.Cursor) -> list[sympy.Expr]:
@@ -459,8 +629,18 @@ class HostReader:
             return self.scalar_type(e, buffer)
         if name == "numel":
             return sympy.Mul(*buffer.shape)
-        if name == "dim":
+        if name in ("dim", "ndimension"):
             return sympy.Integer(rank)
+        if name in ("defined", "is_cuda", "is_contiguous"):  # what lowercheck passes: defined, contiguous, on the GPU
+            return sympy.Integer(1)
+        if name == "requires_grad":
+            return sympy.Integer(0)
+        if name == "is_floating_point":
+            return sympy.Integer(int(buffer.ctype.elem is not None and buffer.ctype.elem.is_float))
+        if name in ("element_size", "itemsize"):
+            return sympy.Integer(max((buffer.ctype.elem.bits if buffer.ctype.elem is not None else 32) // 8, 1))
+        if name == "nbytes":
+            return sympy.Mul(*buffer.shape) * max((buffer.ctype.elem.bits if buffer.ctype.elem is not None else 32) // 8, 1)
         if name in ("size", "stride") and args:
             k = evaluate(args[0])
             if not isinstance(k, int) or not -rank <= k < rank:
@@ -502,6 +682,12 @@ class HostReader:
                 if value and _strip(value[0]).kind == K.CALL_EXPR and (
                         _lambda_called(_strip(value[0])) is not None or launched_kernel(_strip(value[0])) is not None):
                     self.effect(value[0])  # `return __VA_ARGS__();` of AT_DISPATCH: the lambda runs
+                if value and not self.calls and _returned_items(value[0]) and \
+                        all(is_tensor(item.type) for item in _returned_items(value[0])):
+                    for position, item in enumerate(_returned_items(value[0])):
+                        buffer = self.tensor(item, "result")
+                        if buffer.temp:  # `return torch::mm(a, b);`, `return {y, z};` of computed tensors
+                            self.returned(buffer, position)
                 self.return_value = self.try_value(value[0]) if value else None
                 return False
             if s.kind == K.COMPOUND_STMT:
@@ -707,6 +893,16 @@ class HostReader:
                     saved = self.return_value
                     self.stmts(children(body))  # its `return` ends the lambda, not the launcher
                     self.return_value = saved
+                return None
+            if c.spelling == "operator=" and children(c) and is_tensor(c.type):  # `x = x.contiguous();`
+                target = _strip(list(c.get_arguments())[0]) if list(c.get_arguments()) else None
+                kids = [k for k in children(c) if k.kind.is_expression()]
+                target = _strip(kids[0]) if kids else target
+                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                    self.values[decl_key(target.referenced)] = self.tensor(kids[-1], target.spelling)
+                    return None
+            if self.aten_name(c) is not None and not launches_reached(c):  # `out.zero_()`, `y += b`
+                self.aten_call(c)
                 return None
             if c.spelling in ("cudaMalloc", "cudaMallocManaged"):
                 return self.malloc(c)
@@ -1124,6 +1320,12 @@ class HostReader:
     def _call(self, e: ci.Cursor) -> sympy.Expr:
         """A tensor's methods, min/max, C's math on numbers, and host helpers (`cdiv(n, 256)`)."""
         callee = called_function(e)
+        held = _method_object(e)
+        if held is not None and _is_optional_tensor(held.type) and e.spelling in ("has_value", "operator bool"):
+            target = _strip(held)
+            value = self.values.get(decl_key(target.referenced)) if target.kind == K.DECL_REF_EXPR and \
+                target.referenced is not None else None
+            return sympy.Integer(int(isinstance(value, Buffer)))
         if callee is not None and callee.kind == K.CXX_METHOD and _method_object(e) is not None and \
                 is_tensor(_method_object(e).type):
             return self.tensor_method(e, self.tensor(_method_object(e)))
@@ -1173,6 +1375,35 @@ class HostReader:
         finally:
             self.values, self.return_value = saved, saved_return
         raise self.undecided(f"the result of `{_text(e)}`", e)
+
+
+def _optional_held(c: ci.Cursor) -> ci.Cursor | None:
+    """The optional tensor in `opt.value()` or `*opt`, else None."""
+    if c.kind == K.CALL_EXPR and c.spelling in ("value", "operator*"):
+        held = _method_object(c)
+        if held is None and c.spelling == "operator*":
+            args = list(c.get_arguments())
+            held = args[0] if args else next((k for k in children(c)[1:] if k.kind.is_expression()), None)
+        if held is not None and _is_optional_tensor(held.type):
+            return held
+    return None
+
+
+def _returned_items(value: ci.Cursor) -> list[ci.Cursor]:
+    """What a `return` returns, item by item: `{a, b}` and `std::make_tuple(a, b)` are two; a single
+    value is one."""
+    c = _strip(value)
+    while c.kind == K.CALL_EXPR and len(children(c)) == 1 and c.referenced is not None and \
+            c.referenced.kind == K.CONSTRUCTOR and _strip(children(c)[0]).kind == K.INIT_LIST_EXPR:
+        c = _strip(children(c)[0])  # `std::vector<torch::Tensor>{a, b}`
+    if c.kind == K.INIT_LIST_EXPR:
+        return [k for k in children(c) if k.kind.is_expression()]
+    if c.kind == K.CALL_EXPR and c.spelling == "make_tuple":
+        return list(c.get_arguments())
+    if c.kind == K.CALL_EXPR and c.referenced is not None and c.referenced.kind == K.CONSTRUCTOR and \
+            "tuple" in c.type.spelling:
+        return list(c.get_arguments())
+    return [value]
 
 
 def _switch_body(body: ci.Cursor) -> list[tuple[ci.Cursor | str | None, ci.Cursor | None]] | None:

@@ -479,29 +479,67 @@ template <class T> class optional {
   template <class U> T value_or(U &&fallback) const;
 };
 }  // namespace std
+namespace std {
+template <class T> class vector;
+template <class... T> class tuple;
+}  // namespace std
 namespace c10 {
 using std::nullopt;
 using std::nullopt_t;
 template <class T> using optional = std::optional<T>;
 typedef __half Half;
 typedef __nv_bfloat16 BFloat16;
-enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, Float8_e4m3fn, Float8_e5m2 };
 /* The type's name, for messages (found by argument-dependent lookup, as c10's is). */
 const char *toString(ScalarType type);
 enum class DeviceType { CPU, CUDA };
-struct Device { Device(DeviceType type = DeviceType::CUDA, int index = 0); };
+enum class Layout { Strided };
+enum class MemoryFormat { Contiguous, Preserve, ChannelsLast };
+struct Device {
+  Device(DeviceType type = DeviceType::CUDA, int index = 0);
+  bool is_cuda() const;
+  int index() const;
+};
 struct IntArrayRef {
+  IntArrayRef();
   IntArrayRef(std::initializer_list<int64_t> sizes);
+  IntArrayRef(const std::vector<int64_t> &sizes);
+  IntArrayRef(const int64_t &size);
   int64_t operator[](size_t i) const;
   size_t size() const;
+  const int64_t *begin() const;
+  const int64_t *end() const;
+  int64_t front() const;
+  int64_t back() const;
+  std::vector<int64_t> vec() const;
+};
+typedef IntArrayRef SymIntArrayRef;
+/* A number an ATen operator takes (`x.add(1.0)`, `torch::full(sizes, 0.5f)`). */
+struct Scalar {
+  Scalar(double value);
+  Scalar(float value);
+  Scalar(int value);
+  Scalar(long value);
+  Scalar(long long value);
+  Scalar(unsigned value);
+  Scalar(bool value);
+  template <class T> T to() const;
+  double toDouble() const;
+  float toFloat() const;
+  int64_t toLong() const;
 };
 struct TensorOptions {
   TensorOptions();
   TensorOptions(ScalarType dtype);
+  TensorOptions(Device device);
+  TensorOptions(DeviceType device);
   TensorOptions dtype(ScalarType dtype) const;
+  ScalarType dtype() const;
   TensorOptions device(Device device) const;
   TensorOptions device(DeviceType type, int index = 0) const;
+  TensorOptions layout(Layout layout) const;
   TensorOptions requires_grad(bool flag) const;
+  TensorOptions memory_format(MemoryFormat format) const;
 };
 }  // namespace c10
 namespace at {
@@ -512,45 +550,258 @@ using c10::optional;
 using c10::Device;
 using c10::DeviceType;
 using c10::IntArrayRef;
+using c10::Layout;
+using c10::MemoryFormat;
+using c10::Scalar;
 using c10::ScalarType;
+using c10::SymIntArrayRef;
 using c10::TensorOptions;
 constexpr ScalarType kFloat = ScalarType::Float, kFloat32 = ScalarType::Float, kFloat16 = ScalarType::Half,
                      kHalf = ScalarType::Half, kBFloat16 = ScalarType::BFloat16, kDouble = ScalarType::Double,
                      kFloat64 = ScalarType::Double, kInt = ScalarType::Int, kInt32 = ScalarType::Int,
-                     kLong = ScalarType::Long, kInt64 = ScalarType::Long, kBool = ScalarType::Bool;
+                     kLong = ScalarType::Long, kInt64 = ScalarType::Long, kBool = ScalarType::Bool,
+                     kByte = ScalarType::Byte, kUInt8 = ScalarType::Byte, kChar = ScalarType::Char,
+                     kInt8 = ScalarType::Char, kShort = ScalarType::Short, kInt16 = ScalarType::Short,
+                     kFloat8_e4m3fn = ScalarType::Float8_e4m3fn, kFloat8_e5m2 = ScalarType::Float8_e5m2;
 constexpr DeviceType kCUDA = DeviceType::CUDA, kCPU = DeviceType::CPU;
+constexpr Layout kStrided = Layout::Strided;
+constexpr MemoryFormat kContiguous = MemoryFormat::Contiguous;
 /* What the deprecated `x.type()` returns: host code asks it for the element type. */
 struct DeprecatedTypeProperties {
   ScalarType scalarType() const;
 };
+class Tensor;
+/* A list of tensors an operator takes (`torch::cat({a, b}, 1)`). */
+struct TensorList {
+  TensorList(std::initializer_list<Tensor> tensors);
+  TensorList(const std::vector<Tensor> &tensors);
+  size_t size() const;
+};
+/* ATen's tensor as host code uses it: its metadata, its memory (data_ptr), and its operators.
+ * The host reader (host.py) interprets these by name: metadata as values, views as the same
+ * memory, operators as `kernel.aten` steps of the entry that torch runs between the launches
+ * (frontends/cuda/aten.py says which are modelled and their result shapes). */
 class Tensor {
  public:
+  Tensor();
   DeprecatedTypeProperties type() const;
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
   int64_t numel() const;
   int64_t dim() const;
+  int64_t ndimension() const;
+  int64_t element_size() const;
+  int64_t nbytes() const;
+  int64_t storage_offset() const;
   IntArrayRef sizes() const;
+  IntArrayRef strides() const;
   template <class T> T *data_ptr() const;
   void *data_ptr() const;
   template <class T> T *data() const;
+  template <class T> T *mutable_data_ptr() const;
+  template <class T> const T *const_data_ptr() const;
+  void *mutable_data_ptr() const;
+  const void *const_data_ptr() const;
+  template <class T> T item() const;
+  Scalar item() const;
   TensorOptions options() const;
   ScalarType scalar_type() const;
   ScalarType dtype() const;
   Device device() const;
+  Layout layout() const;
   bool is_cuda() const;
   bool is_contiguous() const;
+  bool is_contiguous(MemoryFormat format) const;
+  bool defined() const;
+  bool requires_grad() const;
+  bool is_floating_point() const;
+  bool equal(const Tensor &other) const;
+  bool allclose(const Tensor &other, double rtol = 1e-5, double atol = 1e-8) const;
   Tensor contiguous() const;
+  Tensor contiguous(MemoryFormat format) const;
   Tensor view(IntArrayRef sizes) const;
+  Tensor view(ScalarType dtype) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor &other) const;
+  Tensor reshape_as(const Tensor &other) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor &other) const;
+  Tensor flatten(int64_t start = 0, int64_t end = -1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor t() const;
+  Tensor transpose(int64_t a, int64_t b) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = 9223372036854775807LL, int64_t step = 1) const;
+  Tensor index_select(int64_t dim, const Tensor &index) const;
+  Tensor clone() const;
+  Tensor detach() const;
+  Tensor cpu() const;
+  Tensor cuda() const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(TensorOptions options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor &other) const;
+  Tensor type_as(const Tensor &other) const;
+  Tensor toType(ScalarType dtype) const;
+  Tensor float_() const;
+  Tensor half() const;
+  Tensor bfloat16() const;
+  Tensor add(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor add(const Scalar &other, const Scalar &alpha = 1) const;
+  Tensor sub(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor sub(const Scalar &other, const Scalar &alpha = 1) const;
+  Tensor mul(const Tensor &other) const;
+  Tensor mul(const Scalar &other) const;
+  Tensor div(const Tensor &other) const;
+  Tensor div(const Scalar &other) const;
+  Tensor pow(const Scalar &exponent) const;
+  Tensor pow(const Tensor &exponent) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor reciprocal() const;
+  Tensor clamp(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
+  Tensor clamp_min(const Scalar &min) const;
+  Tensor clamp_max(const Scalar &max) const;
+  Tensor sum() const;
+  Tensor sum(IntArrayRef dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor matmul(const Tensor &other) const;
+  Tensor mm(const Tensor &other) const;
+  Tensor bmm(const Tensor &other) const;
+  Tensor &zero_();
+  Tensor &fill_(const Scalar &value);
+  Tensor &copy_(const Tensor &src, bool non_blocking = false);
+  Tensor &add_(const Tensor &other, const Scalar &alpha = 1);
+  Tensor &add_(const Scalar &other, const Scalar &alpha = 1);
+  Tensor &sub_(const Tensor &other, const Scalar &alpha = 1);
+  Tensor &mul_(const Tensor &other);
+  Tensor &mul_(const Scalar &other);
+  Tensor &div_(const Tensor &other);
+  Tensor &div_(const Scalar &other);
+  Tensor &clamp_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt);
+  Tensor &relu_();
+  Tensor operator-() const;
+  Tensor operator[](int64_t index) const;
 };
+Tensor operator+(const Tensor &a, const Tensor &b);
+Tensor operator+(const Tensor &a, const Scalar &b);
+Tensor operator+(const Scalar &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Scalar &b);
+Tensor operator-(const Scalar &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Scalar &b);
+Tensor operator*(const Scalar &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Scalar &b);
+Tensor &operator+=(Tensor &a, const Tensor &b);
+Tensor &operator+=(Tensor &a, const Scalar &b);
+Tensor &operator*=(Tensor &a, const Tensor &b);
+Tensor &operator*=(Tensor &a, const Scalar &b);
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
 Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
 Tensor ones(IntArrayRef sizes, TensorOptions options = {});
+Tensor full(IntArrayRef sizes, const Scalar &value, TensorOptions options = {});
 Tensor empty_like(const Tensor &like);
 Tensor empty_like(const Tensor &like, TensorOptions options);
 Tensor zeros_like(const Tensor &like);
 Tensor zeros_like(const Tensor &like, TensorOptions options);
 Tensor ones_like(const Tensor &like);
+Tensor ones_like(const Tensor &like, TensorOptions options);
+Tensor full_like(const Tensor &like, const Scalar &value);
+Tensor full_like(const Tensor &like, const Scalar &value, TensorOptions options);
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
+Tensor arange(const Scalar &end, TensorOptions options = {});
+Tensor arange(const Scalar &start, const Scalar &end, TensorOptions options = {});
+Tensor mm(const Tensor &a, const Tensor &b);
+Tensor bmm(const Tensor &a, const Tensor &b);
+Tensor matmul(const Tensor &a, const Tensor &b);
+Tensor addmm(const Tensor &bias, const Tensor &a, const Tensor &b, const Scalar &beta = 1, const Scalar &alpha = 1);
+Tensor linear(const Tensor &x, const Tensor &weight, const optional<Tensor> &bias = {});
+Tensor conv1d(const Tensor &x, const Tensor &weight, const optional<Tensor> &bias = {}, IntArrayRef stride = 1,
+              IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+Tensor conv2d(const Tensor &x, const Tensor &weight, const optional<Tensor> &bias = {}, IntArrayRef stride = 1,
+              IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+Tensor conv3d(const Tensor &x, const Tensor &weight, const optional<Tensor> &bias = {}, IntArrayRef stride = 1,
+              IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+Tensor conv_transpose2d(const Tensor &x, const Tensor &weight, const optional<Tensor> &bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                        int64_t groups = 1, IntArrayRef dilation = 1);
+Tensor max_pool2d(const Tensor &x, IntArrayRef kernel, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor &x, IntArrayRef kernel, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor relu(const Tensor &x);
+Tensor sigmoid(const Tensor &x);
+Tensor tanh(const Tensor &x);
+Tensor exp(const Tensor &x);
+Tensor log(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
+Tensor abs(const Tensor &x);
+Tensor neg(const Tensor &x);
+Tensor gelu(const Tensor &x);
+Tensor silu(const Tensor &x);
+Tensor softmax(const Tensor &x, int64_t dim);
+Tensor log_softmax(const Tensor &x, int64_t dim);
+Tensor sum(const Tensor &x);
+Tensor sum(const Tensor &x, IntArrayRef dim, bool keepdim = false);
+Tensor mean(const Tensor &x);
+Tensor mean(const Tensor &x, IntArrayRef dim, bool keepdim = false);
+Tensor amax(const Tensor &x, IntArrayRef dim = {}, bool keepdim = false);
+Tensor add(const Tensor &a, const Tensor &b, const Scalar &alpha = 1);
+Tensor add(const Tensor &a, const Scalar &b, const Scalar &alpha = 1);
+Tensor sub(const Tensor &a, const Tensor &b, const Scalar &alpha = 1);
+Tensor mul(const Tensor &a, const Tensor &b);
+Tensor mul(const Tensor &a, const Scalar &b);
+Tensor div(const Tensor &a, const Tensor &b);
+Tensor div(const Tensor &a, const Scalar &b);
+Tensor maximum(const Tensor &a, const Tensor &b);
+Tensor minimum(const Tensor &a, const Tensor &b);
+Tensor where(const Tensor &condition, const Tensor &a, const Tensor &b);
+Tensor clamp(const Tensor &x, optional<Scalar> min = nullopt, optional<Scalar> max = nullopt);
+Tensor pow(const Tensor &x, const Scalar &exponent);
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+Tensor transpose(const Tensor &x, int64_t a, int64_t b);
+Tensor permute(const Tensor &x, IntArrayRef dims);
+Tensor reshape(const Tensor &x, IntArrayRef sizes);
+Tensor flatten(const Tensor &x, int64_t start = 0, int64_t end = -1);
+Tensor unsqueeze(const Tensor &x, int64_t dim);
+Tensor squeeze(const Tensor &x, int64_t dim);
+Tensor layer_norm(const Tensor &x, IntArrayRef normalized_shape, const optional<Tensor> &weight = {},
+                  const optional<Tensor> &bias = {}, double eps = 1e-5, bool cudnn_enable = true);
+Tensor group_norm(const Tensor &x, int64_t groups, const optional<Tensor> &weight = {},
+                  const optional<Tensor> &bias = {}, double eps = 1e-5, bool cudnn_enable = true);
+Tensor batch_norm(const Tensor &x, const optional<Tensor> &weight, const optional<Tensor> &bias,
+                  const optional<Tensor> &running_mean, const optional<Tensor> &running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled);
+Tensor dropout(const Tensor &x, double p, bool train);
+/* `torch::dtype(torch::kFloat32).device(x.device())`: options built from scratch. */
+TensorOptions dtype(ScalarType dtype);
+TensorOptions device(Device device);
+TensorOptions device(DeviceType device);
 /* The device a tensor is on (what a device guard is built from). */
 optional<Device> device_of(const Tensor &tensor);
 /* <ATen/AccumulateType.h>: the type a sum of T is kept in, on CUDA (`is_cuda`) or the CPU. */
@@ -691,6 +942,11 @@ template <class T> class vector {
   void resize(size_t count, const T &value);
   void clear();
 };
+template <class... T> class tuple {
+ public:
+  tuple(const T &...values);
+};
+template <class... T> tuple<T...> make_tuple(const T &...values);
 template <class T, size_t N> struct array {
   T elems_[N ? N : 1];
   constexpr size_t size() const { return N; }
