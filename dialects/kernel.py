@@ -22,7 +22,15 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+)
 from xdsl.ir import Attribute, Dialect, TypeAttribute
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -78,6 +86,11 @@ class EntryOp(IRDLOperation):
     @property
     def example_sizes(self) -> dict[str, int]:
         return next((op.sizes for op in self.body.ops if isinstance(op, ExampleOp)), {})
+
+    @property
+    def example_ranges(self) -> dict[str, tuple[str, str]]:
+        """Each integer input's range in the entry's own example inputs (`ExampleOp.ranges`)."""
+        return next((op.ranges for op in self.body.ops if isinstance(op, ExampleOp)), {})
 
     @property
     def scheduled(self) -> bool:
@@ -235,24 +248,40 @@ class ExampleOp(IRDLOperation):
     """The sizes an entry's own example inputs have (a KernelBench `get_inputs()`): the sweep
     includes them when they are small enough to run here.
 
+    An integer input's values keep the range the example draws them in (`ranges`: class labels in
+    [0, num_classes), indices in [0, rows)), its bounds as expressions of the sizes.
+
     ```mlir
     kernel.example {names = ["x_size0", "x_size1"], values = [16 : i64, 16384 : i64]}
+    kernel.example {names = ["p_size0", "p_size1"], values = [256 : i64, 10 : i64],
+                    ranges = {targets = ["0", "p_size1"]}}
     ```
     """
 
     name = "kernel.example"
     names = prop_def(ArrayAttr[StringAttr])
     values = prop_def(ArrayAttr[IntegerAttr])
+    value_ranges = opt_prop_def(DictionaryAttr, prop_name="ranges")
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, sizes: dict[str, int]):
-        super().__init__(properties={"names": ArrayAttr([StringAttr(k) for k in sizes]),
-                                     "values": ArrayAttr([IntegerAttr(int(v), 64) for v in sizes.values()])})
+    def __init__(self, sizes: dict[str, int], ranges: dict[str, tuple[str, str]] | None = None):
+        properties = {"names": ArrayAttr([StringAttr(k) for k in sizes]),
+                      "values": ArrayAttr([IntegerAttr(int(v), 64) for v in sizes.values()])}
+        if ranges:
+            properties["ranges"] = DictionaryAttr({name: ArrayAttr([StringAttr(lo), StringAttr(hi)])
+                                                   for name, (lo, hi) in ranges.items()})
+        super().__init__(properties=properties)
 
     @property
     def sizes(self) -> dict[str, int]:
         return {k.data: v.value.data for k, v in zip(self.names.data, self.values.data, strict=True)}
+
+    @property
+    def ranges(self) -> dict[str, tuple[str, str]]:
+        if self.value_ranges is None:
+            return {}
+        return {name: (bounds.data[0].data, bounds.data[1].data) for name, bounds in self.value_ranges.data.items()}
 
 
 Kernel = Dialect("kernel", [EntryOp, ParamOp, LaunchOp, AtenOp, ExampleOp], [])

@@ -167,6 +167,8 @@ def set_shape(module: ModuleOp | None, name: str, shape: Sequence[str]) -> None:
 
 
 def fill_extents(side: SideInfo, size_names: list[str], sweep, notes: list[str]) -> None:
+    if not side.entry_op.scheduled:  # a program's shapes are its own: [] is a 0-d tensor (a loss), none missing
+        return
     missing = [p.pname for p in side.params() if p.kind.data == "buffer" and not p.shape.data]
     if not missing:
         return

@@ -286,7 +286,7 @@ def _diff(options: DiffOptions) -> Report:
         sweep = infer.default_sweep(size_names, tiles)
         if solution is not None:
             sweep, task = plan.solution_sweep(sides[first].entry_op.example_sizes, size_names, sweep,
-                                              lambda sizes: _largest_buffer(sides, sizes), notes)
+                                              lambda sizes: _run_cost(sides, sizes), notes)
         else:
             notes.append(f"sizes swept: {', '.join(_fmt_sizes(b) for b in sweep)} (from tile sizes {tiles})")
             sweep = _with_example_sizes(sweep, sides, size_names, notes)
@@ -344,10 +344,14 @@ def _with_example_sizes(sweep: list[dict[str, int]], sides: dict[str, SideInfo],
     return sweep
 
 
-def _largest_buffer(sides: dict[str, SideInfo], sizes: Mapping[str, int]) -> int:
-    """The elements of the largest buffer of either side at `sizes`."""
-    return max((int(np.prod(concrete_shape(p, sizes), dtype=np.int64)) for info in sides.values()
-                for p in info.at(sizes).params() if p.kind.data == "buffer" and p.shape.data), default=0)
+def _run_cost(sides: dict[str, SideInfo], sizes: Mapping[str, int]) -> tuple[int, float]:
+    """What a run at `sizes` costs: the elements of the largest buffer of either side, and the FLOPs
+    of a reference's operator graph (0 for kernels)."""
+    largest = max((int(np.prod(concrete_shape(p, sizes), dtype=np.int64)) for info in sides.values()
+                   for p in info.at(sizes).params() if p.kind.data == "buffer" and p.shape.data), default=0)
+    flops = max((float(operators.reference_cost(info.at(sizes).entry_op, sizes)[0]) for info in sides.values()
+                 if info.language == "torch"), default=0.0)
+    return largest, flops
 
 
 def _lowering_order(paths: dict[str, str], languages: dict[str, str]) -> tuple[str, str]:
@@ -507,6 +511,11 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                   and (n in scalars or isinstance(binding.args.get(n), ValueArg))}
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     info.ranges = {n: a.range for n, a in (spec.args.items() if spec else ()) if a.range is not None and n in info.roles}
+    for name, bounds in info.entry_op.example_ranges.items():  # `get_inputs()`'s: labels stay labels
+        if name in info.roles and name not in info.ranges:
+            info.ranges[name] = bounds
+            if notes is not None:
+                notes.append(f"`{name}` is drawn in [{bounds[0]}, {bounds[1]}), the range {path}'s get_inputs() draws it in")
     info.tuples = {n: [[item_name, None] if item_name is not None else [None, item.value]
                        for item, item_name in zip(a.items, a.item_names(n), strict=True)]
                    for n, a in binding.args.items() if isinstance(a, TupleArg)}

@@ -29,9 +29,9 @@ from lowercheck.bind import dtype_name
 from lowercheck.compare import dynamic, infer, inputs, numerics, operators, probes
 from lowercheck.compare.accesses import build
 from lowercheck.compare.tolerance import Policy, Tolerance, judge
-from lowercheck.errors import UserError
-from lowercheck.findings import Evidence, Finding
-from lowercheck.judge import indexed_by_data, merge_shared, outside_the_domain, outside_the_task
+from lowercheck.errors import SourceLocation, UserError
+from lowercheck.findings import Evidence, Finding, Severity
+from lowercheck.judge import indexed_by_data, merge_shared, outside_the_domain, outside_the_task, reference_failed
 from lowercheck.runners import draws, poison
 from lowercheck.runners.base import RunRequest, RunResult
 
@@ -51,14 +51,16 @@ class Run:
 FLUSHES_SUBNORMALS = ("pallas",)  # runners that treat denormals as 0 (JAX on the CPU, like a TPU)
 
 
-def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions, flushes_subnormals: bool = False) -> list[Run]:
+def plan_runs(sweep: Sequence[Mapping[str, int]], options: DiffOptions, flushes_subnormals: bool = False,
+              probe: Mapping[str, int] | None = None) -> list[Run]:
     """Every swept size with signed normal inputs, then the other input kinds (uniform, large
-    magnitudes, small integers, special values) at the probe size: the largest swept size of at
-    most PROBE_ELEMENTS elements per size. The baseline mode: one run, the largest size, torch.rand."""
+    magnitudes, small integers, special values) at the probe size (`probe`, else the largest swept
+    size of at most PROBE_ELEMENTS elements per size). The baseline mode: one run, the largest size,
+    torch.rand."""
     if options.baseline == "kernelbench":
         return [Run(dict(sweep[-1]), "rand01", options.seed)]
     runs = [Run(dict(sizes), "normal", options.seed + index) for index, sizes in enumerate(sweep)]
-    probe = probe_sizes(sweep)
+    probe = probe or probe_sizes(sweep)
     runs += [Run(dict(probe), kind.name, options.seed) for kind in inputs.default_kinds(flushes_subnormals)
              if kind.name != "normal"]
     return runs
@@ -100,7 +102,10 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
 
     source, target = sides["source"], sides["target"]
     flushes = any(s.language in FLUSHES_SUBNORMALS for s in (source, target))
-    runs = _within_budget(plan_runs(sweep, options, flushes), sides, options, report.notes)
+    # A solution module's other input kinds and its determinism run go at the cheapest neighbour of
+    # the task's sizes (the sweep's second, `plan.solution_sweep`): they only ever give warnings.
+    probe = dict(sweep[1]) if task and len(sweep) > 1 else probe_sizes(sweep)
+    runs = _within_budget(plan_runs(sweep, options, flushes, probe), sides, options, report.notes)
     if not runs:
         return
     baseline = options.baseline == "kernelbench"
@@ -119,7 +124,7 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
         batches["source"] += [replace(r, options={**r.options, "shadow_f64": True}) for r in plain]
     # The probe run: run again with other block and atomic orders (LC304), and its source's inputs
     # come back for the trivial-output probes (LC501).
-    again = None if baseline else next(i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe_sizes(sweep))
+    again = None if baseline else next((i for i, r in enumerate(runs) if r.kind == "normal" and r.sizes == probe), None)
     if again is not None:
         for name in ("source", "target"):
             batches[name].append(replace(batches[name][again], seed=options.seed + 7919))
@@ -132,7 +137,7 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
                                          plan.sizes_text(r.options.get("sizes") or {}) for r in batches[name]]))
                    for name in batches}
         results = {name: future.result() for name, future in futures.items()}
-    policies = _policies(sides, outputs, runs, results["source"][:len(runs)], baseline)
+    policies = _policies(sides, outputs, runs, results["source"][:len(runs)], baseline, task_harness=bool(task))
     # Where an output sums K > 1 terms and the run does not pass without it, the oracle runs again
     # on the inputs' absolute values: the K-aware rule's magnitude, sum |terms| (exact for a sum, a
     # dot, a scan), which only widens that rule's bound.
@@ -181,7 +186,7 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
         findings = merge_shared(findings, correspondence)  # both sides failed alike: one warning
         if task:
-            findings = outside_the_task(findings, sizes, run.kind, task)
+            findings = outside_the_task(reference_failed(findings), sizes, run.kind, task)
         if baseline:  # what a KernelBench-style harness sees: values, and a crash; no runner events
             findings = [f for f in findings if f.code in BASELINE_CODES]
         record.oracle = oracle_kind if oracle is not None and oracle.error is None else None
@@ -202,6 +207,8 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
     elif outside:
         report.notes.append(f"{len(outside)} of {len(runs)} runs had inputs outside the source's domain (it indexed "
                             f"out of bounds with loaded indices) and judged nothing: {'; '.join(outside)}")
+    if target.language == "module":
+        _state_alignment(report, results["target"], target.path)
     if again is not None:
         findings = []
         for name, side in (("source", source), ("target", target)):
@@ -212,6 +219,36 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
         _add_run_findings(report, findings, seen)
 
 
+
+
+def _state_alignment(report: Report, results: list[RunResult], path: str) -> None:
+    """What the module runner did to make the solution's weights the reference's
+    (`runners/kernelbench.align_state`), from the first run that says: a note, and LC307 for the
+    parameters no rule aligns. Read without trusting it (the child ran user code): lists of names."""
+    from lowercheck.runners.module import STATE
+
+    for result in results:
+        state = result.facts.get(STATE) if isinstance(result.facts, dict) else None
+        if not isinstance(state, dict):
+            continue
+        names = {key: [str(n) for n in value][:50] for key, value in state.items()
+                 if key in ("seeded", "copied", "unaligned", "unused") and isinstance(value, list)}
+        shown = lambda key: ", ".join(f"`{n}`" for n in names.get(key, []))  # noqa: E731
+        if names.get("seeded") and not names.get("copied"):
+            report.notes.append(f"the solution's parameters and buffers ({shown('seeded')}) are the reference's "
+                                "after the same seed (KernelBench's rule)")
+        if names.get("copied"):
+            report.notes.append(f"the solution's {shown('copied')} are copied from the reference's of the same name "
+                                "and shape (the same seed did not make them equal; CudaForge's rule)")
+        if names.get("unaligned"):
+            unused = f"; the reference's {shown('unused')} have no counterpart in the solution" if names.get("unused") else ""
+            report.findings.append(Finding(
+                "LC307", f"the solution's {shown('unaligned')} match no parameter or buffer of the reference by name and "
+                f"shape, so they keep the solution's own values{unused}: the runs compare modules with other weights",
+                side="target", location=SourceLocation(path, 1), evidence=str(Evidence.OBSERVED),
+                witness={"unaligned": names["unaligned"], "unused": names.get("unused", [])},
+                hint="hold the weights as the problem's Model does (the same submodules and attribute names)"))
+        return
 
 
 def index_ranges(side: SideInfo, indexed: Mapping[str, list[str]], notes: list[str]) -> None:
@@ -248,11 +285,14 @@ def _absolute(args: dict[str, Any]) -> dict[str, Any]:
             for name, value in args.items()}
 
 
+_LEVELS = (Severity.ERROR, Severity.INCONCLUSIVE, Severity.WARNING, Severity.INFO)
+
+
 def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple]) -> None:
     for f in findings:
         if f.code == "LC201" and any(g.code == "LC201" and g.side == f.side and g.buffer == f.buffer
-                                     for g in report.findings):
-            continue  # already shown (statically, or at a smaller size)
+                                     and _LEVELS.index(g.level) <= _LEVELS.index(f.level) for g in report.findings):
+            continue  # already shown (statically, or at a smaller size), at least as severe
         key = (f.code, f.side, f.buffer, f.level)  # a warning never hides an error of the same code
         if key not in seen:
             seen.add(key)
@@ -260,10 +300,12 @@ def _add_run_findings(report: Report, findings: list[Finding], seen: set[tuple])
 
 
 def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: list[Run],
-              results: list[RunResult], baseline: bool) -> list[list[dynamic.OutputPair]]:
+              results: list[RunResult], baseline: bool, task_harness: bool = False) -> list[list[dynamic.OutputPair]]:
     """Per run, each output's tolerance: from the dtype, both sides' math functions, the reduction
     length K and the source's accumulation type (read from the IR at the run's sizes), and the
-    largest input magnitude (the argument of a transcendental; the source's run says it)."""
+    largest input magnitude (the argument of a transcendental; the source's run says it). With
+    `task_harness` (a solution module against its problem), also the allclose KernelBench's checker
+    uses for the dtype (`TASK_HARNESS`), which decides the verdict where the policy is stricter."""
     source, target = sides["source"], sides["target"]
     src_params = {p.pname: p for p in source.params()}
     inputs_of = [p.pname for p in source.params() if p.kind.data == "buffer" and p.role.data in ("in", "inout")]
@@ -295,9 +337,25 @@ def _policies(sides: dict[str, SideInfo], outputs: list[tuple[str, str]], runs: 
             policy = Policy(dtype, math["source"], math["target"], source.language, target.language,
                             reduction_length=lengths.get(s), accumulation_dtype=accumulations.get(s),
                             argument_max=magnitude)
-            pairs.append(dynamic.OutputPair(s, t, policy=policy, shape=shape, tiles=tiles))
+            pairs.append(dynamic.OutputPair(s, t, policy=policy, shape=shape, tiles=tiles,
+                                            task=_task_tolerance(dtype) if task_harness else None,
+                                            shaped=task_harness))
         out.append(pairs)
     return out
+
+
+# The harness a solution module is judged by: KernelBench's checker (`audit/presets.py`).
+TASK_HARNESS = "kernelbench"
+
+
+def _task_tolerance(dtype: str) -> Tolerance | None:
+    from lowercheck.audit.presets import PRESETS
+
+    correctness = PRESETS[TASK_HARNESS].correctness
+    if not dtype.startswith(("float", "bfloat")):
+        return None
+    atol, rtol = correctness.tolerance(dtype)
+    return Tolerance(rtol, atol, f"{PRESETS[TASK_HARNESS].name}'s allclose for {dtype}: atol={atol:g}, rtol={rtol:g}")
 
 
 def _reduction_facts(side: SideInfo, outs: list[str], inputs_of: list[str],

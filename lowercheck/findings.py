@@ -415,6 +415,26 @@ def _lc306():
     Fix: write into the output."""
 
 
+@_code("LC307", Severity.WARNING, "solution's weights not the reference's")
+def _lc307():
+    """What it checks: a solution module (KernelBench's `ModelNew`) built from the problem's
+    `get_init_inputs()` after the same seed as the reference's `Model` holds the same parameters and
+    buffers; where the seed does not make one equal, the reference's of the same name and shape is
+    copied into it (CudaForge's rule), and the report names those. A parameter of the solution with no
+    counterpart of its name and shape is this finding: no rule says which of the reference's it stands
+    for, so it keeps its own values.
+
+    Why it matters: the runs compare two modules' outputs; with other weights they differ for that
+    reason alone, and a solution that ignores the task's weights (draws its own, initialises them its
+    own way, or drops the bias) computes something else than the task's model.
+
+    Example: `self.weight = nn.Parameter(torch.randn(out, in) * 0.1)` where the problem holds
+    `self.conv = nn.Conv2d(...)`: `weight` and `bias` unaligned; the runs then differ (LC301).
+
+    Fix: hold the weights as the problem does (`self.conv = nn.Conv2d(...)`, the same attribute names),
+    and pass `self.conv.weight` to the kernel."""
+
+
 @_code("LC401", Severity.INFO, "performance ratio")
 def _lc401():
     """What it checks: the measured (on a GPU) or modelled time of the target against the source.

@@ -22,7 +22,8 @@ Rules (each a function of its own, applied where the evidence is complete):
   KernelBench judges a solution at the task's sizes, on inputs like `get_inputs()`'s; a difference
   found only at other sizes or on other inputs (the tails a larger sweep shows, large magnitudes,
   special values) is a warning that says so, never the verdict: a solution right for its task is
-  not wrong because it is not general.
+  not wrong because it is not general. A run on which the task's reference itself fails
+  (`reference_failed`) judges nothing: its inputs are outside what the task accepts.
 """
 
 from __future__ import annotations
@@ -133,6 +134,16 @@ def _same_unwritten(s: Finding, t: Finding, correspondence: Mapping[str, str]) -
 def _renamed(text: str, buffer: str | None) -> str:
     """The set with its buffer's tuple name made common (`out[i0]` and `return0[i0]` -> `elements[i0]`)."""
     return re.sub(rf"(?<![\w]){re.escape(buffer or '')}\[", "elements[", text) if buffer else text
+
+
+def reference_failed(findings: list[Finding]) -> list[Finding]:
+    """For a solution module against its problem: the task's PyTorch reference failing on a run
+    (LC902 of the source) says the run's inputs are outside what the task accepts, not that the
+    solution differs: inconclusive, as a run lowercheck could not make."""
+    return [replace(f, severity=Severity.INCONCLUSIVE,
+                    message=f"{f.message} (the task's reference itself fails on these inputs: they are outside what the "
+                            "task accepts, so this run judges nothing)")
+            if f.code == "LC902" and f.side == "source" and f.level == Severity.ERROR else f for f in findings]
 
 
 def outside_the_task(findings: list[Finding], sizes: Mapping[str, int], kind: str,

@@ -174,36 +174,46 @@ def sizes_text(sizes: Mapping[str, int]) -> str:
 # tile, warp and vector width up to it splits the scaled size as it splits the task's, so a kernel
 # right at the task's sizes is right there, and a tail it mishandles has the same length.
 CONGRUENCE = 1024
-TASK_ELEMENTS = 1 << 22  # the largest buffer a run at the task's (scaled) sizes may have
+# What a run at the task's (scaled) sizes may cost lowercheck's CPU engines: its largest buffer's
+# elements, and the reference's FLOPs (Triton's interpreter does about 20-60 MFLOP/s).
+TASK_ELEMENTS = 1 << 22
+TASK_FLOPS = 2e8
 
 
-def task_sizes(example: Mapping[str, int], largest: Callable[[Mapping[str, int]], int]) -> tuple[dict[str, int], int]:
+def task_sizes(example: Mapping[str, int], cost: Callable[[Mapping[str, int]], tuple[int, float]]
+               ) -> tuple[dict[str, int], int]:
     """The task's sizes (`example`, its `get_inputs()`), each above the modulus scaled down to the
-    least congruent value at least the modulus; the modulus halves (down to 32) while the largest
-    buffer (`largest`) has more than TASK_ELEMENTS elements. Returns the sizes and the modulus."""
+    least congruent value at least the modulus; the modulus halves (down to 32) while a run there
+    costs more than TASK_ELEMENTS or TASK_FLOPS (`cost`: its largest buffer, its FLOPs). Returns the
+    sizes and the modulus."""
     modulus = CONGRUENCE
     while True:
         scaled = {name: value if value <= modulus else modulus + value % modulus for name, value in example.items()}
-        if largest(scaled) <= TASK_ELEMENTS or modulus <= 32:
+        elements, flops = cost(scaled)
+        if (elements <= TASK_ELEMENTS and flops <= TASK_FLOPS) or modulus <= 32:
             return scaled, modulus
         modulus //= 2
 
 
 def solution_sweep(example: Mapping[str, int], size_names: Sequence[str], others: Sequence[Mapping[str, int]],
-                   largest: Callable[[Mapping[str, int]], int], notes: list[str]) -> tuple[list[dict[str, int]],
-                                                                                         list[dict[str, int]]]:
+                   cost: Callable[[Mapping[str, int]], tuple[int, float]], notes: list[str]
+                   ) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
     """The sweep of a solution module against its problem, and its domain: the problem's own sizes
-    (scaled: `task_sizes`) are where a verdict is decided (KernelBench judges a solution there);
-    `others` (sizes that break tiling), smallest first, tell whether the solution holds beyond
-    them, which the report says without changing the verdict (`judge.outside_the_task`)."""
+    (scaled: `task_sizes`) are where a verdict is decided (KernelBench judges a solution there); two
+    neighbours of them tell whether the solution holds beyond them, which the report says without
+    changing the verdict (`judge.outside_the_task`): the first size 1 (a batch of one), and every
+    size one more (no power of two splits it as it splits the task's). Without example sizes,
+    `others` (sizes that break tiling) are the sweep."""
     if not example or set(example) != set(size_names):
         return [dict(s) for s in others], []
-    task, modulus = task_sizes(example, largest)
-    extra = sorted((dict(s) for s in others if dict(s) != task), key=largest)[:2]
+    task, modulus = task_sizes(example, cost)
+    first = next(iter(task))
+    neighbours = [{**task, first: 1}, {name: value + 1 for name, value in task.items()}]
+    extra = sorted((s for s in neighbours if s != task), key=cost)
     shown = sizes_text(task) if task == dict(example) else (
         f"{sizes_text(task)} (the task's {sizes_text(example)}, each size scaled to the least value with the same "
         f"remainder modulo {modulus}: every tile of up to {modulus} splits it as it splits the task's)")
     notes.append(f"the solution is judged at the task's sizes, {shown}; also run at {', '.join(map(sizes_text, extra))}"
                  ", where a difference is a warning (the task does not use these sizes)" if extra else
                  f"the solution is judged at the task's sizes, {shown}")
-    return [*extra[:1], task, *extra[1:]], [task]
+    return [task, *extra], [task]

@@ -203,10 +203,12 @@ def user_folders(requests: list[RunRequest]) -> list[str]:
 
     found = []
     for request in requests:
-        if request.path:
-            folder = os.path.dirname(os.path.realpath(request.path))
-            package = package_of(request.path)
-            found.append(package[0] if package else folder)
+        problem = request.options.get("problem") if isinstance(request.options, dict) else None
+        for path in (request.path, problem):  # a solution module's run imports its problem's file too
+            if path:
+                folder = os.path.dirname(os.path.realpath(path))
+                package = package_of(path)
+                found.append(package[0] if package else folder)
     return list(dict.fromkeys(found))
 
 

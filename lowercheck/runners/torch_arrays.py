@@ -12,7 +12,7 @@ def to_torch(array: np.ndarray):
 
     if array.dtype.name == "bfloat16":
         return torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(array).copy())
+    return torch.from_numpy(np.array(array, copy=True, order="C"))  # (ascontiguousarray makes a 0-d array 1-d)
 
 
 def numpy_view(tensor) -> np.ndarray:

@@ -463,8 +463,14 @@ class HostReader:
         dtype = next((_DTYPES[k.spelling] for k in walk(a) if k.kind == K.DECL_REF_EXPR and k.spelling in _DTYPES), None)
         if dtype is not None and "ScalarType" in a.type.get_canonical().spelling:
             return dtype, f"torch.{dtype.dtype}", None
-        if lists or "IntArrayRef" in a.type.spelling or "IntArrayRef" in a.type.get_canonical().spelling:
-            sizes = self._sizes(a) if lists or any(k.spelling == "sizes" for k in walk(a)) else [self.expr(a)]
+        if lists or _is_int_list(a.type):
+            sizes = self.int_list(a)
+            if sizes is None:  # one integer where a list is taken (`x.sum(0)`): IntArrayRef's constructor
+                inner = _strip(a)
+                while inner.kind == K.CALL_EXPR and inner.referenced is not None and \
+                        inner.referenced.kind == K.CONSTRUCTOR and len(list(inner.get_arguments())) == 1:
+                    inner = _strip(next(iter(inner.get_arguments())))
+                sizes = [self.at_sizes(self.expr(inner))]
             values = aten.constant_list(sizes)
             return values, aten.operand_text(values), None
         if "TensorOptions" in a.type.get_canonical().spelling:
@@ -583,15 +589,37 @@ class HostReader:
         return buffer
 
     def _sizes(self, e: ci.Cursor) -> list[sympy.Expr]:
-        """`{n, m}` (an IntArrayRef from a braced list) or `x.sizes()`."""
-        lists = [c for c in walk(e) if c.kind == K.INIT_LIST_EXPR]
-        if lists:
-            return [self.expr(k) for k in children(lists[0])]
+        """`{n, m}` (an IntArrayRef from a braced list), `x.sizes()`, or a list of sizes the host
+        function built (`std::vector<int64_t> shape = x.sizes().vec(); shape[1] = 1;`)."""
+        found = self.int_list(e)
+        if found is not None:
+            return found
+        raise self.unsupported(f"the tensor sizes `{_text(_strip(e))}`", e)
+
+    def int_list(self, e: ci.Cursor) -> list[sympy.Expr] | None:
+        """The integers a list expression holds: a braced list, `x.sizes()` (`.vec()`), a local
+        `std::vector<int64_t>` or `IntArrayRef`; None for anything else."""
         c = _strip(e)
-        calls = [k for k in walk(e) if k.kind == K.CALL_EXPR and k.spelling == "sizes"]
-        if calls and _method_object(calls[0]) is not None:
-            return list(self.tensor(_method_object(calls[0])).shape)
-        raise self.unsupported(f"the tensor sizes `{_text(c)}`", e)
+        while c.kind == K.CALL_EXPR and len(children(c)) == 1 and c.referenced is not None and \
+                c.referenced.kind == K.CONSTRUCTOR:
+            c = _strip(children(c)[0])
+        if c.kind == K.INIT_LIST_EXPR:
+            return [self.expr(k) for k in children(c) if k.kind.is_expression()]
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            value = self.values.get(decl_key(c.referenced))
+            return list(value) if isinstance(value, list) else None
+        if c.kind == K.CALL_EXPR and c.spelling in ("vec", "sizes", "strides") and _method_object(c) is not None:
+            obj = _method_object(c)
+            if c.spelling == "vec":
+                return self.int_list(obj)
+            buffer = self.tensor(obj)
+            if c.spelling == "sizes":
+                return list(buffer.shape)
+            return [sympy.Mul(*buffer.shape[k + 1:]) for k in range(len(buffer.shape))]  # contiguous strides
+        lists = [k for k in walk(e) if k.kind == K.INIT_LIST_EXPR]
+        if lists and _is_int_list(e.type):
+            return [self.expr(k) for k in children(lists[0]) if k.kind.is_expression()]
+        return None
 
     def scalar_type(self, e: ci.Cursor, buffer: Buffer) -> sympy.Expr:
         buffer.typed = True  # what the dispatch chose it as, from here on
@@ -865,6 +893,9 @@ class HostReader:
         if _is_dim3(var.type):
             self.values[decl_key(var)] = self.dim3(init[-1]) if init else (sympy.Integer(1),) * 3
             return
+        if _is_int_list(var.type):  # `std::vector<int64_t> shape = x.sizes().vec();`, `auto sizes = x.sizes();`
+            self.values[decl_key(var)] = self.int_list(init[-1]) if init else []
+            return
         if ct.is_bundle(var.type) and init:
             self.values[decl_key(var)] = self._local_bundle(var, init[-1])
             return
@@ -913,6 +944,23 @@ class HostReader:
                     and launches_reached(callee):
                 return self.call_launcher(c, callee)
             return None
+        if c.kind == K.CALL_EXPR and c.spelling in ("push_back", "emplace_back") and _method_object(c) is not None \
+                and _is_int_list(_method_object(c).type):  # `shape.push_back(n);`
+            held = _strip(_method_object(c))
+            listed = self.int_list(held)
+            if listed is not None and held.kind == K.DECL_REF_EXPR:
+                self.values[decl_key(held.referenced)] = listed + [self.expr(next(iter(c.get_arguments())))]
+                return None
+        if c.kind == K.BINARY_OPERATOR and c.binary_operator == B.Assign and \
+                _strip(children(c)[0]).kind == K.CALL_EXPR and _strip(children(c)[0]).spelling == "operator[]":
+            element = _strip(children(c)[0])  # `shape[1] = 1;` of an integer list
+            listed, index = self._list_item(element)
+            kids = [k for k in children(element) if k.kind.is_expression()]
+            holder = _strip(kids[0]) if kids else None
+            if listed is not None and holder is not None and holder.kind == K.DECL_REF_EXPR:
+                listed[index] = self.expr(children(c)[1])
+                self.values[decl_key(holder.referenced)] = listed
+                return None
         if c.kind == K.BINARY_OPERATOR and c.binary_operator == B.Assign:
             target, value = children(c)
             target = _strip(target)
@@ -1321,6 +1369,13 @@ class HostReader:
         """A tensor's methods, min/max, C's math on numbers, and host helpers (`cdiv(n, 256)`)."""
         callee = called_function(e)
         held = _method_object(e)
+        if e.spelling == "operator[]" or (held is not None and e.spelling in ("size", "at", "front", "back")
+                                         and _is_int_list(held.type)):
+            listed, index = self._list_item(e)
+            if listed is not None:
+                if e.spelling == "size":
+                    return sympy.Integer(len(listed))
+                return listed[index]
         if held is not None and _is_optional_tensor(held.type) and e.spelling in ("has_value", "operator bool"):
             target = _strip(held)
             value = self.values.get(decl_key(target.referenced)) if target.kind == K.DECL_REF_EXPR and \
@@ -1344,6 +1399,28 @@ class HostReader:
         if isinstance(value, tuple):
             raise self.unsupported(f"the dim3 `{_text(e)}` as a number", e)
         return value
+
+    def _list_item(self, e: ci.Cursor) -> tuple[list[sympy.Expr] | None, int]:
+        """For `v[i]`, `v.at(i)`, `v.front()`, `v.back()`, `v.size()` of an integer list: the list
+        and the (concrete) index; (None, 0) when `v` is no list this reader holds."""
+        args = [a for a in e.get_arguments()]
+        held = _method_object(e)
+        if held is None and e.spelling == "operator[]":  # children: the object, the operator, the index
+            kids = [k for k in children(e) if k.kind.is_expression()]
+            held, args = (kids[0], kids[-1:]) if len(kids) >= 3 else (None, [])
+        if held is None or not _is_int_list(held.type):
+            return None, 0
+        listed = self.int_list(held)
+        if listed is None:
+            return None, 0
+        if e.spelling in ("size", "front"):
+            return listed, 0
+        if e.spelling == "back":
+            return listed, len(listed) - 1
+        index = self.at_sizes(self.expr(args[0])) if args else None
+        if not isinstance(index, sympy.Basic) or not index.is_Integer or not -len(listed) <= int(index) < len(listed):
+            raise self.undecided(f"the list index in `{_text(e)}`", e)
+        return listed, int(index)
 
     def math(self, e: ci.Cursor, rule: Callable[..., sympy.Expr]) -> sympy.Expr:
         """`pow(2.0, floor(log2(x)))`, `sqrt(n)`: C's math on numbers only (at the concrete sizes), as
@@ -1375,6 +1452,17 @@ class HostReader:
         finally:
             self.values, self.return_value = saved, saved_return
         raise self.undecided(f"the result of `{_text(e)}`", e)
+
+
+def _is_int_list(t: ci.Type) -> bool:
+    """`std::vector<int64_t>` (of any integer), `IntArrayRef`: a list of sizes host code builds."""
+    spelled = t.get_canonical().spelling.replace(" ", "")
+    if spelled.startswith("const"):
+        spelled = spelled[5:]
+    spelled = spelled.rstrip("&")
+    return ("IntArrayRef" in spelled or "ArrayRef<long" in spelled) or \
+        (spelled.startswith("std::vector<") and spelled[len("std::vector<"):].split(">")[0]
+         in ("long", "int", "longlong", "unsignedlong", "int64_t"))
 
 
 def _optional_held(c: ci.Cursor) -> ci.Cursor | None:

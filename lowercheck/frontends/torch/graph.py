@@ -37,10 +37,11 @@ def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
     target = resolve(path, entry, discover(path))
     where = SourceLocation(path, target.line, target.column)
     module = _import(path)
-    fn = instantiate(module, target, path)
-    example = example_inputs(module, target, binding, path)
+    example, ranges = example_inputs(module, target, binding, path)
+    meta = any(getattr(v, "is_meta", False) for v in example)
+    fn = instantiate(module, target, path, meta=meta)
     exported = _export(fn, example, path, where)
-    return _module(exported, target, example, binding, path, where, _held_extents(module, fn))
+    return _module(exported, target, example, binding, path, where, _held_extents(module, fn), ranges)
 
 
 def _held_extents(module: Any, fn: Any) -> set[int]:
@@ -96,9 +97,12 @@ def _line_of(message: str, path: str) -> SourceLocation:
     return SourceLocation(path, int(line)) if line.isdigit() and file else SourceLocation(path, 1)
 
 
-def instantiate(module: Any, entry: Entry, path: str) -> Any:
+def instantiate(module: Any, entry: Entry, path: str, meta: bool = False) -> Any:
     """The callable the reference runs: `Model(*get_init_inputs())` (weights drawn after
-    `torch.manual_seed(0)`, as KernelBench does), or the function itself."""
+    `torch.manual_seed(0)`, as KernelBench does), or the function itself. `meta`: built on torch's
+    meta device (shapes without memory), for inputs too large to make here (`example_inputs`)."""
+    import contextlib
+
     import torch
 
     obj = getattr(module, entry.name, None)
@@ -108,26 +112,51 @@ def instantiate(module: Any, entry: Entry, path: str) -> Any:
         return obj
     init = getattr(module, "get_init_inputs", None)
     try:
-        args = list(init()) if callable(init) else []
-        torch.manual_seed(0)
-        return obj(*args).eval()
+        with torch.device("meta") if meta else contextlib.nullcontext():
+            args = list(init()) if callable(init) else []
+            torch.manual_seed(0)
+            return obj(*args).eval()
     except Exception as err:  # noqa: BLE001 - the user's constructor failed
         raise UserError(f"constructing `{entry.name}` failed: {describe(err, path)}", SourceLocation(path, entry.line)) from None
 
 
-def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> list[Any]:
+# The most bytes of example inputs made for real here: larger ones are read on torch's meta device
+# (their shapes and dtypes; the reference is then exported on meta tensors too). KernelBench's
+# newer problems ask for several GB (a 4096 x 393216 ReLU input).
+REAL_INPUT_BYTES = 1 << 28
+
+
+def example_inputs(module: Any, entry: Entry, binding: Binding, path: str
+                   ) -> tuple[list[Any], dict[str, tuple[int, int]]]:
     """One value per entry parameter: `get_inputs()` when the file has it (checked against the
-    binding's ranks), else made from the binding at distinct example sizes."""
+    binding's ranks), else made from the binding at distinct example sizes; and each integer
+    input's range of values `[lo, hi)`. `get_inputs()` runs first on torch's meta device: inputs of
+    more than REAL_INPUT_BYTES stay meta tensors (an integer input's range is then what its
+    `torch.randint` asked for)."""
     import torch
 
     where = SourceLocation(path, entry.line, entry.column)
     getter = getattr(module, "get_inputs", None)
     if callable(getter):
+        values = None
+        drawn: dict[int, tuple[int, int]] = {}
         try:
             torch.manual_seed(0)
-            values = list(getter())
+            with torch.device("meta"), _randint_bounds(drawn):
+                metas = list(getter())
+            if sum(v.numel() * v.element_size() for v in metas if isinstance(v, torch.Tensor)) > REAL_INPUT_BYTES:
+                values = metas
+        except Exception:  # noqa: BLE001 - get_inputs needs real tensors (it reads values): made for real below
+            drawn = {}
+        try:
+            if values is None:
+                torch.manual_seed(0)
+                values = list(getter())
         except Exception as err:  # noqa: BLE001 - the user's get_inputs failed
             raise UserError(f"get_inputs() failed: {describe(err, path)}", where) from None
+        ranges = {name: ((int(v.min()), int(v.max()) + 1) if not v.is_meta else drawn[id(v)])
+                  for name, v in zip(entry.params, values) if isinstance(v, torch.Tensor) and v.numel()
+                  and not v.is_floating_point() and v.dtype != torch.bool and (not v.is_meta or id(v) in drawn)}
         if len(values) != len(entry.params):
             raise UserError(f"get_inputs() gives {len(values)} values for the {len(entry.params)} parameters of "
                             f"`{entry.name}` ({', '.join(entry.params)})", where,
@@ -138,7 +167,7 @@ def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> li
                 raise UserError(f"`{name}` is {value.dim()}-D in get_inputs() but {len(arg.shape)}-D on the other side "
                                 f"({', '.join(map(str, arg.shape))})", where,
                                 hint=f"give [args.{name}] shape = [...] in a spec, or compare sides of the same rank")
-        return values
+        return values, ranges
     sizes = dict(binding.sizes or {})
     names = [d for arg in binding.args.values() if isinstance(arg, TensorArg) for d in arg.shape if isinstance(d, str)]
     names += [arg.size for arg in binding.args.values() if isinstance(arg, SizeArg)]
@@ -157,7 +186,41 @@ def example_inputs(module: Any, entry: Entry, binding: Binding, path: str) -> li
         else:
             raise UserError(f"the shape of `{name}` is unknown: {path} has no get_inputs()", where,
                             hint=f"add get_inputs() to the file, or give [args.{name}] shape and dtype in a spec")
-    return values
+    return values, {}
+
+
+@contextlib.contextmanager
+def _randint_bounds(drawn: dict[int, tuple[int, int]]):
+    """Record the `[low, high)` each `torch.randint` is asked for, by the id of what it returns (an
+    integer input made on the meta device has no values to read its range from)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class Bounds(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            result = func(*args, **kwargs)
+            if getattr(func, "__name__", "") == "randint" and isinstance(result, torch.Tensor):
+                ints = [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
+                low = kwargs.get("low", ints[0] if len(ints) >= 2 else 0)
+                high = kwargs.get("high", ints[1] if len(ints) >= 2 else ints[0] if ints else None)
+                if isinstance(high, int):
+                    drawn[id(result)] = (int(low), int(high))
+            return result
+
+    with Bounds():
+        yield
+
+
+def _integer_ranges(ranges: dict[str, tuple[int, int]], sizes: dict[str, int]) -> dict[str, tuple[str, str]]:
+    """Each integer input's range (`[lo, hi)` of the example's values) with hi as the size whose
+    example value is the least at or above it, and at most twice it (class labels in [0,
+    num_classes) index the logits' columns: that size, so the range follows it), else the number."""
+    found = {}
+    for name, (lo, hi) in ranges.items():
+        near = sorted((v, n) for n, v in sizes.items() if hi <= v <= 2 * hi)
+        found[name] = (str(lo), near[0][1] if near else str(hi))
+    return found
 
 
 def _as_module(fn: Any) -> Any:
@@ -197,7 +260,8 @@ def _user_frame(err: BaseException, path: str) -> SourceLocation | None:
 
 
 def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Binding, path: str,
-            where: SourceLocation, held: set[int] = frozenset()) -> ModuleOp:
+            where: SourceLocation, held: set[int] = frozenset(),
+            ranges: dict[str, tuple[int, int]] | None = None) -> ModuleOp:
     import torch
     from torch.export.graph_signature import InputKind
 
@@ -293,7 +357,7 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
             op.properties["result"] = StringAttr(renames[op.result.data])
     body = [*params, *operators]
     if example_sizes:
-        body.append(ExampleOp(example_sizes))
+        body.append(ExampleOp(example_sizes, _integer_ranges(ranges or {}, example_sizes)))
     op = EntryOp.create(properties={"sym_name": StringAttr(entry.name), "language": StringAttr("torch"),
                                     "file": StringAttr(path)}, regions=[Region(Block(body))])
     op.location = FileLineColLoc(StringAttr(path), IntAttr(entry.line), IntAttr(entry.column))

@@ -1,0 +1,24 @@
+"""Level 1: inclusive prefix sum along the last dimension."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cumsum(x, dim=self.dim)
+
+
+batch_size = 32
+length = 500
+
+
+def get_inputs():
+    return [torch.randn(batch_size, length)]
+
+
+def get_init_inputs():
+    return [1]

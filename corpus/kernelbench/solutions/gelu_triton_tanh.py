@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gelu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    # tanh approximation of GELU (faster than erf)
+    k = 0.7978845608028654
+    inner = k * (x + 0.044715 * x * x * x)
+    t = 2.0 * tl.sigmoid(2.0 * inner) - 1.0
+    tl.store(y_ptr + offs, 0.5 * x * (1.0 + t), mask=m)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        gelu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        return y
