@@ -33,11 +33,18 @@ from lowercheck.findings import CODES, Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
-OPS = sorted(p.parent.name for p in CORPUS.glob("*/expected.toml"))
+# Kernel folders: a CUDA reference `<op>.cu`, its ports beside it. KernelBench folders (a `problems/`
+# folder): problem files and model-written solutions, run whole (`test_kernelbench_layout`).
+FOLDERS = sorted(p.parent.name for p in CORPUS.glob("*/expected.toml"))
+KERNELBENCH = [f for f in FOLDERS if (CORPUS / f / "problems").is_dir()]
+OPS = [f for f in FOLDERS if f not in KERNELBENCH]
 CASE_KEYS = {"source", "target", "verdict", "codes", "class", "description"}
 # A case lowercheck does not get right yet says why in `known_gap` (tests/test_corpus.py expects it to
 # fail); the corpus files themselves are checked the same way.
 OPTIONAL_KEYS = {"known_gap", "mode", "spec", "args"}  # args: extra `diff` options (--platform)
+# A KernelBench case may name the bug class a correct-for-its-task solution still has beyond the
+# task's sizes or inputs (`latent`: reported as warnings, never the verdict).
+KERNELBENCH_KEYS = {"latent"}
 VERDICTS = {"equivalent", "different"}
 SIZES = (1, 255, 1000, 4099)
 # The shaped ops: the sizes of their launchers (tails in every dimension, and whole tiles).
@@ -107,19 +114,26 @@ def test_corpus_has_the_four_ops():
 # expected.toml
 
 
-@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("op", FOLDERS)
 def test_expected_toml_is_well_formed(op):
     cases = load_cases(op)
     assert cases, f"{op}: no [[case]]"
     folder = CORPUS / op
+    kernelbench = op in KERNELBENCH
     for case in cases:
         where = f"{op}/{case.get('target')}"
-        assert CASE_KEYS <= set(case) <= CASE_KEYS | OPTIONAL_KEYS, f"{where}: keys {sorted(case)}"
+        extra = KERNELBENCH_KEYS if kernelbench else set()
+        assert CASE_KEYS <= set(case) <= CASE_KEYS | OPTIONAL_KEYS | extra, f"{where}: keys {sorted(case)}"
+        if "latent" in case:
+            assert case["latent"] in BUG_CLASSES and case["latent"] != "none" and case["verdict"] == "equivalent", where
         if "known_gap" in case:
             assert isinstance(case["known_gap"], str) and case["known_gap"].strip(), f"{where}: known_gap"
         assert (folder / case["source"]).is_file(), f"{where}: missing {case['source']}"
         assert (folder / case["target"]).is_file(), f"{where}: missing {case['target']}"
-        assert case["source"].endswith((".cu", "_ref.py")) and case["target"].endswith(".py"), where
+        if kernelbench:
+            assert case["source"].startswith("problems/") and case["target"].startswith("solutions/"), where
+        else:
+            assert case["source"].endswith((".cu", "_ref.py")) and case["target"].endswith(".py"), where
         assert case["verdict"] in VERDICTS, where
         assert isinstance(case["codes"], list), where
         assert case["codes"] == sorted(set(case["codes"])), f"{where}: codes unsorted or repeated"
@@ -177,6 +191,22 @@ def test_every_file_has_a_case(op):
     verdicts = [c["verdict"] for c in cases]
     assert verdicts.count("different") >= 3, f"{op}: fewer than 3 seeded bugs"
     assert verdicts.count("equivalent") >= 2, f"{op}: needs the port and a different-looking one"
+
+
+@pytest.mark.parametrize("folder", KERNELBENCH)
+def test_kernelbench_layout(folder):
+    """Every solution is the target of exactly one case, against a problem of the folder; every
+    problem has a correct solution and a wrong one; the issue's minimum: 40 solutions, 15 wrong."""
+    cases = load_cases(folder)
+    root = CORPUS / folder
+    solutions = sorted(str(p.relative_to(root)) for p in (root / "solutions").glob("*.py"))
+    problems = sorted(str(p.relative_to(root)) for p in (root / "problems").glob("*.py"))
+    assert sorted(c["target"] for c in cases) == solutions, f"{folder}: each solution, one case"
+    assert {c["source"] for c in cases} == set(problems), f"{folder}: each problem in a case"
+    for problem in problems:
+        verdicts = {c["verdict"] for c in cases if c["source"] == problem}
+        assert "equivalent" in verdicts, f"{folder}/{problem}: no correct solution"
+    assert len(solutions) >= 40 and sum(c["verdict"] == "different" for c in cases) >= 15
 
 
 # ---------------------------------------------------------------------------------------------

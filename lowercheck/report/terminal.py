@@ -126,7 +126,7 @@ def render(doc: dict[str, Any], console: Console | None = None) -> None:
                       f"{escape(params)}")
         if info.get("operators"):
             console.print(f"  operators {escape(', '.join(info['operators']))}")
-        else:
+        elif info.get("geometry"):
             console.print(f"  launches {escape(info['geometry'])}")
     for note in doc["notes"]:
         console.print(f"  note: {escape(note)}", style="dim")

@@ -1,7 +1,8 @@
 """A PyTorch reference as a side of `lowercheck diff`: a KernelBench problem (`class Model`,
-`get_inputs()`) against its `ModelNew` (CUDA through load_inline), with no spec file. The
-reference's export ties the CUDA side's tensor sizes together (bias has as many elements as x has
-columns), get_inputs()'s sizes are one of the runs, and the reference in float64 is the oracle."""
+`get_inputs()`) against its `ModelNew` (CUDA through load_inline), with no spec file. The solution
+module is run whole with the problem's interface (the reference's export ties the sizes together:
+bias has as many elements as x has columns), get_inputs()'s sizes are the task's run, and the
+reference in float64 is the oracle."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def test_kernelbench_problem_against_its_modelnew_without_a_spec(tmp_path: Path)
     done = run_lowercheck(["diff", str(INPUTS / "bias_relu_problem.py"),
                            str(MODELNEW), "--json", str(out)])
     doc = json.loads(out.read_text())
-    assert doc["source"]["language"] == "torch" and doc["target"]["language"] == "cuda"
+    assert doc["source"]["language"] == "torch" and doc["target"]["language"] == "module"
+    assert doc["target"]["entry"] == "ModelNew"
     shapes = {p["name"]: p["shape"] for p in doc["target"]["params"]}
     assert shapes == {"x": ["x_size0", "x_size1"], "bias": ["x_size1"], "return0": ["x_size0", "x_size1"]}
     assert any(r["sizes"] == {"x_size0": 24, "x_size1": 200} for r in doc["runs"])  # get_inputs()' sizes
