@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: this version resolves to the local CPU wheel, not a CUDA build.
 	$(PY) -m pip install --quiet --no-compile torch==2.13.0
-	$(PY) -m pip install --quiet --no-compile -e '.[test,ray]'
+	$(PY) -m pip install --quiet --no-compile -e '.[test,ray,references]'
 	# Byte-compiled on every core, not one by one as pip does (the install's half). Every module, as
 	# pip would: sandboxed user code may not write the venv's __pycache__. Like pip, a file this
 	# Python cannot compile (torch ships one in 3.12 syntax) is left as it is.

@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
     d.add_argument("--timeout", type=float, help="seconds for the whole diff: every import, capture and run within it (default 120, or the configuration's)")
+    d.add_argument("--python", metavar="PATH", help="the reviewer's Python: user code also imports what it has "
+                   "installed (einops, a benchmark's own package), after lowercheck's own torch and Triton")
     d.add_argument("--gpu", help="the device of the cost model's roofline, and what the files' "
                                                     "device queries (SM count, capability) answer without a GPU: "
                                                     "h100-sxm, h200, a100-80gb, l4, tpu-v5e (default h100-sxm, or the "
@@ -133,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     _output_options(a)
     a.add_argument("--timeout", type=float, default=300.0, help="seconds for the reference's runs (default 300)")
+    a.add_argument("--python", metavar="PATH", help="as diff's --python")
 
     cf = sub.add_parser("config", help="print the effective configuration and where each value comes from",
                         description="The configuration ([tool.lowercheck] in the nearest pyproject.toml, or a "
@@ -141,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     cf.add_argument("--gpu", help="as diff's --gpu: shown as the command line's")
     cf.add_argument("--seed", type=int, help="as diff's --seed")
     cf.add_argument("--timeout", type=float, help="as diff's --timeout")
+    cf.add_argument("--python", metavar="PATH", help="as diff's --python")
 
     c = sub.add_parser("codes", help="list the finding codes, or show one code's documentation")
     c.add_argument("code", nargs="?")
@@ -360,9 +364,14 @@ def _configuration(args):
         from lowercheck.errors import UserError
 
         raise UserError("--timeout must be positive")
-    return config.apply_command_line(config.load(), seed=getattr(args, "seed", None),
-                                     timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None),
-                                     reuse_reports=False if getattr(args, "no_reuse", False) else None)
+    loaded = config.apply_command_line(config.load(), seed=getattr(args, "seed", None),
+                                       timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None),
+                                       python=getattr(args, "python", None),
+                                       reuse_reports=False if getattr(args, "no_reuse", False) else None)
+    from lowercheck.runners import user_code
+
+    user_code.use_interpreter(loaded["python"])  # before any worker starts: they inherit the environment
+    return loaded
 
 
 def _output(args, report, command: str, render_text) -> None:
@@ -425,6 +434,10 @@ def _audit(args) -> int:
         get_target(args.gpu)
     if args.timeout <= 0:
         raise UserError("--timeout must be positive")
+    from lowercheck import config as configuration
+    from lowercheck.runners import user_code
+
+    user_code.use_interpreter(args.python or configuration.load()["python"])
     result = audit(task.load(args.task, args.harness, args.gpu), args.timeout)
     from lowercheck import config
     from lowercheck.report.policy import apply_codes

@@ -8,6 +8,7 @@ timeout = 120.0              # default --timeout (seconds per side and size)
 ignore = ["LC205"]           # codes dropped from the report (said in a note)
 error = ["LC206"]            # codes promoted to errors (they decide the verdict)
 reuse_reports = true         # reuse a stored static report while nothing it depends on changed (--no-reuse)
+python = ""                  # default --python: also import what this interpreter has installed
 
 [[tool.lowercheck.overrides]]   # per path: for a diff whose source or target matches a pattern
 paths = ["kernels/legacy/*"]
@@ -35,8 +36,9 @@ from typing import Any
 from lowercheck.errors import SourceLocation, UserError, read_user_text
 
 DEFAULTS: dict[str, Any] = {"gpu": "h100-sxm", "seed": 0, "timeout": 120.0, "ignore": [], "error": [],
-                            "reuse_reports": True}
-_TYPES = {"gpu": str, "seed": int, "timeout": float, "ignore": list, "error": list, "reuse_reports": bool}
+                            "reuse_reports": True, "python": ""}
+_TYPES = {"gpu": str, "seed": int, "timeout": float, "ignore": list, "error": list, "reuse_reports": bool,
+          "python": str}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 _OVERRIDE_KEYS = {"paths", "ignore", "error"}
 

@@ -425,7 +425,9 @@ def readable_trees(extra: tuple[str, ...] = ()) -> list[str]:
         path = "/" + entry
         if path not in private and not _contains(path, home) or path == "/proc":
             trees.append(path)
-    needed = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(REPO), *sys.path, *extra]
+    from lowercheck.runners.user_code import user_paths
+
+    needed = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(REPO), *sys.path, *user_paths(), *extra]
     trees += [os.path.realpath(p) for p in needed if p and os.path.exists(p)]
     return list(dict.fromkeys(trees))
 

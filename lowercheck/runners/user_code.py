@@ -1,7 +1,8 @@
 """Importing the user's Python file (front ends, and runners in their child processes) and saying
 where in it an exception came from.
 
-A file outside any package is imported under a private module name. A file inside a package (its
+A file outside any package is imported under a private module name, its folder on `sys.path` (its
+sibling modules import, as when Python runs the file). A file inside a package (its
 folder holds `__init__.py`, as `liger_kernel/ops/rms_norm.py` does) is imported as that package's
 module, with the folder above the package on `sys.path`, as Python would import it from a program
 beside the package: its absolute and relative imports of its own package work, whether or not the
@@ -16,6 +17,40 @@ import os
 import sys
 import traceback
 from types import ModuleType
+
+
+# The import path of the reviewer's Python (`--python`, `python =`), os.pathsep-joined: user code
+# imports from it after lowercheck's own path, and the sandbox lets it be read.
+USER_PATH_ENV = "LOWERCHECK_USER_PATH"
+
+
+def use_interpreter(python: str) -> None:
+    """Let user code import what `python` has installed (its site-packages, after lowercheck's own),
+    in this process's children: set `USER_PATH_ENV` (empty `python`: lowercheck's own interpreter,
+    nothing more)."""
+    if not python:
+        os.environ.pop(USER_PATH_ENV, None)
+        return
+    import subprocess
+
+    from lowercheck.errors import UserError
+
+    script = "import site, sys; print('\\n'.join([*site.getsitepackages(), site.getusersitepackages()]))"
+    try:
+        done = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise UserError(f"--python {python}: the interpreter does not run ({err})",
+                        hint="name a Python executable, e.g. the venv's bin/python") from None
+    if done.returncode != 0:
+        raise UserError(f"--python {python}: the interpreter failed ({done.stderr.strip()[-200:]})",
+                        hint="name a Python executable, e.g. the venv's bin/python")
+    paths = [p for p in done.stdout.splitlines() if p and os.path.isdir(p)]
+    os.environ[USER_PATH_ENV] = os.pathsep.join(paths)
+
+
+def user_paths() -> list[str]:
+    """The reviewer's import path (`use_interpreter`), as this process's environment says."""
+    return [p for p in os.environ.get(USER_PATH_ENV, "").split(os.pathsep) if p]
 
 
 class UserFailure(Exception):
@@ -42,6 +77,9 @@ def exec_user_module(path: str, prefix: str) -> ModuleType:
     from lowercheck import cuda_on_cpu
 
     file = os.path.realpath(path)
+    for extra in user_paths():  # the reviewer's packages, after lowercheck's own torch and Triton
+        if extra not in sys.path:
+            sys.path.append(extra)
     if cuda_on_cpu.mentions_cuda(file):  # `.cuda()`, device="cuda": on the CPU when there is no GPU
         cuda_on_cpu.install()
     found = package_of(file)
@@ -61,6 +99,10 @@ def exec_user_module(path: str, prefix: str) -> ModuleType:
         if os.path.realpath(getattr(module, "__file__", "") or "") == file:
             return module
         sys.modules.pop(dotted, None)  # another file of that name came first on sys.path: ours, privately
+    if found is None:  # as `python file.py` runs it: its own folder first, for its sibling modules
+        folder = os.path.dirname(file)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     name = prefix + hashlib.sha1(file.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
@@ -94,6 +136,11 @@ def describe(err: BaseException, path: str, first_line: bool = False) -> str:
             where = f"{path}:{frame.lineno}"
             break
     cause = err.__cause__ if type(err).__name__ == "InterpreterError" and err.__cause__ else err
+    if isinstance(cause, ModuleNotFoundError) and cause.name:
+        package = cause.name.split(".")[0]
+        return (f"{where}: the file imports `{cause.name}`, which is not installed for the Python lowercheck runs "
+                f"user code with ({sys.executable}): install it there (`{sys.executable} -m pip install "
+                f"{package}`), or a stub module of that name beside the file")
     message = (str(cause).strip().splitlines() or [""])[0] if first_line else str(cause)
     return f"{where}: {type(cause).__name__}: {message}"
 

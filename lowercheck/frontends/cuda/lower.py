@@ -2959,6 +2959,23 @@ def _memcpy(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Va
     return dst, CType("ptr", 64, False, ct.VOID)
 
 
+def _bit_cast(source: CType, result: CType):
+    """`__float_as_uint(x)` and its kin: the operand's bits read as another type of the same width."""
+    def lower(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+        v = _arg(lo, args[0], source)
+        return lo.emit1(arith.BitcastOp(v, result.ir), e), result
+
+    return lower
+
+
+def _fence(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
+    """`__threadfence()` (and its block and system scopes): orders this thread's memory operations
+    as other threads see them. The emulator runs each operation for every thread before the next, so
+    every write is already visible: nothing to emit. (What a fence does not give, a barrier, is still
+    checked: LC207.)"""
+    return Undef(ct.VOID), ct.VOID
+
+
 def _mul24(lo: KernelLowering, e: ci.Cursor, args: list[ci.Cursor]) -> tuple[Value, CType]:
     """`__mul24(a, b)` / `__umul24`: the low 32 bits of the product of the operands' low 24 bits,
     which is the plain product for operands that fit in 24 bits (what the intrinsic is used for)."""
@@ -3187,6 +3204,11 @@ _SPECIAL_CALLS: dict[str, Callable[[KernelLowering, ci.Cursor, list[ci.Cursor]],
     **{name: _ldg for name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldcv", "__ldlu")},
     **{name: _cache_hinted_store for name in ("__stcs", "__stcg", "__stwt", "__stwb")},
     "__mul24": _mul24, "__umul24": _mul24, "memcpy": _memcpy, "__cvta_generic_to_shared": _to_shared_window,
+    **{name: _fence for name in ("__threadfence", "__threadfence_block", "__threadfence_system")},
+    **{name: _bit_cast(source, result) for name, source, result in (
+        ("__float_as_uint", ct.FLOAT, ct.UINT), ("__float_as_int", ct.FLOAT, ct.INT),
+        ("__uint_as_float", ct.UINT, ct.FLOAT), ("__int_as_float", ct.INT, ct.FLOAT),
+        ("__double_as_longlong", ct.DOUBLE, ct.INT64), ("__longlong_as_double", ct.INT64, ct.DOUBLE))},
     **{name: _float_constant(value) for name, value in (
         ("__builtin_inff", math.inf), ("__builtin_inf", math.inf), ("__builtin_huge_valf", math.inf),
         ("__builtin_huge_val", math.inf), ("__builtin_nanf", math.nan), ("__builtin_nan", math.nan))},

@@ -290,6 +290,16 @@ __device__ float __sinf(float);
 __device__ float __cosf(float);
 __device__ float __powf(float, float);
 __device__ float __fdividef(float, float);
+/* Memory fences and bit casts (the emulator: fences order nothing it does not already order). */
+__device__ void __threadfence();
+__device__ void __threadfence_block();
+__device__ void __threadfence_system();
+__device__ unsigned int __float_as_uint(float);
+__device__ int __float_as_int(float);
+__device__ float __uint_as_float(unsigned int);
+__device__ float __int_as_float(int);
+__device__ long long __double_as_longlong(double);
+__device__ double __longlong_as_double(long long);
 __device__ float __saturatef(float);
 /* Rounding-mode arithmetic and conversions (round to nearest even: the plain operation; lower.py). */
 #define __LC_ROUNDED(f, d, suffix) \
@@ -896,6 +906,25 @@ template <> struct numeric_limits<int> {
   __HD__ static constexpr int min() { return -2147483647 - 1; }
   __HD__ static constexpr int lowest() { return -2147483647 - 1; }
 };
+template <class T, T v> struct integral_constant {
+  static constexpr T value = v;
+  typedef T value_type;
+  typedef integral_constant type;
+  constexpr operator value_type() const noexcept { return value; }
+  constexpr value_type operator()() const noexcept { return value; }
+};
+typedef integral_constant<bool, true> true_type;
+typedef integral_constant<bool, false> false_type;
+template <class T> struct is_floating_point : false_type {};
+template <> struct is_floating_point<float> : true_type {};
+template <> struct is_floating_point<double> : true_type {};
+template <class T> inline constexpr bool is_floating_point_v = is_floating_point<T>::value;
+template <class T> struct is_integral : false_type {};
+template <> struct is_integral<int> : true_type {};
+template <> struct is_integral<unsigned> : true_type {};
+template <> struct is_integral<long> : true_type {};
+template <> struct is_integral<long long> : true_type {};
+template <class T> inline constexpr bool is_integral_v = is_integral<T>::value;
 template <class A, class B> struct is_same { static constexpr bool value = false; };
 template <class A> struct is_same<A, A> { static constexpr bool value = true; };
 template <class A, class B> inline constexpr bool is_same_v = is_same<A, B>::value;

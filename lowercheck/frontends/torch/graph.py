@@ -88,7 +88,10 @@ def _import(path: str) -> Any:
     try:
         return import_user_file(path)
     except UserFailure as failure:
-        raise UserError(f"importing the reference failed: {failure}", _line_of(str(failure), path)) from None
+        text = str(failure)
+        where = _line_of(text, path)
+        shown = text.split(": ", 1)[1] if where.line > 1 and ": " in text else text  # the location is said once
+        raise UserError(f"importing the reference failed: {shown}", where) from None
 
 
 def _line_of(message: str, path: str) -> SourceLocation:
