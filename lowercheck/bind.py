@@ -150,7 +150,7 @@ def side_size_names(side: SideInfo) -> list[str]:
     return found
 
 
-_DTYPE_OF_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
+_DTYPE_OF_TYPE = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
                   "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
 
 

@@ -500,7 +500,10 @@ def _lower(side: str, path: str, entry: str, language: str, binding: Binding,
                          "device=\"cuda\" and `is_cuda` run on the CPU, and device queries (SM count, "
                          f"capability) answer as {cuda_on_cpu.target().name} (--gpu; lowercheck/cuda_on_cpu.py)")
     info = SideInfo(side, path, entry, language, module, lower_at=lower_at, grid=binding.grid)
-    if notes is not None and info.entry_op.reads_data_at is not None:
+    if notes is not None and info.entry_op.reads_data_at is not None and language == "torch":
+        notes.append(f"{path}:{entry}: {info.entry_op.reads_data_at.data} (its get_inputs(): shapes, each "
+                     "dimension named by its value; no operator graph): the runs compare it, eager")
+    elif notes is not None and info.entry_op.reads_data_at is not None:
         notes.append(f"{path}:{entry} reads its tensors' values while it is captured "
                      f"({info.entry_op.reads_data_at.data}): it was captured on real tensors with lowercheck's "
                      "values (normal floats, integers 0, booleans True), so its launches, and what the static "

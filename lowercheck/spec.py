@@ -37,7 +37,7 @@ from lowercheck.errors import SourceLocation, UserError, read_user_text
 # A shape entry: a size name, an integer, or an expression of them with + and * ("2*half").
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _EXTENT = re.compile(r"\s*(?:[A-Za-z_]\w*|\d+)(?:\s*[*+]\s*(?:[A-Za-z_]\w*|\d+))*\s*")
-DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+DTYPES = ("float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
           "uint64", "bool")
 ROLES = ("in", "out", "inout")
 

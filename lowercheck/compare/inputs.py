@@ -138,11 +138,9 @@ def _integers(kind: str, shape: tuple[int, ...], target: np.dtype, rng: np.rando
 
 
 def _finfo(dtype: str):
-    if dtype == "bfloat16":
-        import ml_dtypes
+    import ml_dtypes
 
-        return ml_dtypes.finfo(ml_dtypes.bfloat16)
-    return np.finfo(np.dtype(dtype))
+    return ml_dtypes.finfo(np_dtype(dtype))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -121,8 +121,9 @@ def _unchanged_along(dep: isl.Map) -> set[int]:
     return found
 
 
-_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tf32"}
-_BITS = {"float64": 53, "float32": 24, "tf32": 11, "float16": 11, "bfloat16": 8}
+_DTYPES = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tf32"}
+_BITS = {"float64": 53, "float32": 24, "tf32": 11, "float16": 11, "bfloat16": 8, "float8_e4m3fn": 4,
+         "float8_e5m2": 3}
 
 
 def accumulation_dtype(rel: Relations, out: str) -> str | None:

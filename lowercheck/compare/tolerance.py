@@ -36,6 +36,9 @@ import numpy as np
 DEFAULTS: dict[str, tuple[float, float]] = {
     "float16": (1e-3, 1e-5),
     "bfloat16": (1.6e-2, 1e-5),
+    # fp8 (not in torch.testing's table): a tolerance of two units of the format's precision
+    "float8_e4m3fn": (1.25e-1, 1e-2),
+    "float8_e5m2": (2.5e-1, 1e-2),
     "float32": (1.3e-6, 1e-5),
     "float64": (1e-7, 1e-7),
 }
@@ -44,6 +47,8 @@ DEFAULTS: dict[str, tuple[float, float]] = {
 FORMATS: dict[str, tuple[int, int]] = {
     "float16": (11, -14),
     "bfloat16": (8, -126),
+    "float8_e4m3fn": (4, -6),
+    "float8_e5m2": (3, -14),
     "tf32": (11, -126),
     "float32": (24, -126),
     "float64": (53, -1022),
@@ -114,13 +119,22 @@ def gamma(k: int, u: float) -> float:
     return math.inf if ku >= 1 else ku / (1 - ku)
 
 
+# The float formats numpy lacks, from ml_dtypes (numpy dtypes of kind "V": `is_float_array` says float).
+ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
 def np_dtype(dtype: str) -> Any:
-    """The numpy dtype for a dtype name (bfloat16 from ml_dtypes)."""
-    if dtype == "bfloat16":
+    """The numpy dtype for a dtype name (bfloat16 and the fp8 formats from ml_dtypes)."""
+    if dtype in ML_FLOATS:
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, dtype))
     return np.dtype(dtype)
+
+
+def is_float_array(array: np.ndarray) -> bool:
+    """A floating-point array, numpy's or ml_dtypes' (bfloat16, fp8)."""
+    return array.dtype.kind in "fc" or array.dtype.name in ML_FLOATS
 
 
 def dtype_name(array: np.ndarray) -> str:

@@ -34,9 +34,18 @@ def element_types() -> dict[str, Attribute]:
     """Element types of tensors, by torch-style dtype name (the names bindings and specs use). Made
     on first use: this module is on the way to starting the front ends' workers, xDSL's builtin
     dialect (0.15 s to import) is not."""
-    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+    from xdsl.dialects.builtin import (
+        BFloat16Type,
+        Float8E4M3FNType,
+        Float8E5M2Type,
+        Float16Type,
+        Float32Type,
+        Float64Type,
+        IntegerType,
+    )
 
     return {"float32": Float32Type(), "float16": Float16Type(), "bfloat16": BFloat16Type(),
+            "float8_e4m3fn": Float8E4M3FNType(), "float8_e5m2": Float8E5M2Type(),
             "float64": Float64Type(), "int8": IntegerType(8), "uint8": IntegerType(8),
             "int16": IntegerType(16), "int32": IntegerType(32), "int64": IntegerType(64),
             "bool": IntegerType(1)}

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from lowercheck.compare.tolerance import is_float_array
+
 # `RunRequest.options` key: keep the run's checked inputs among its outputs (the trivial-output probes
 # compare against them); without it they are checked in the child and left out of the result.
 KEEP_INPUTS = "keep_inputs"
@@ -71,7 +73,7 @@ class Draw:
             value[...] = 0
         elif self.fill == "poison":
             poison.fill(value)
-        elif self.absolute and value.dtype.kind == "f":
+        elif self.absolute and is_float_array(value):
             value = np.abs(value)
         if self.perturb is not None:
             from lowercheck.compare import provenance
@@ -132,7 +134,7 @@ def facts(args: Mapping[str, Any], kept: Mapping[str, np.ndarray], outputs: dict
 
 def _magnitude(values: np.ndarray) -> dict[str, Any]:
     """The largest finite |value| of a floating-point input, and whether it holds NaN or an infinity."""
-    if values.dtype.kind != "f" and values.dtype.name != "bfloat16":
+    if not is_float_array(values):
         return {}
     wide = np.abs(values.astype(np.float64)).ravel()
     finite = np.isfinite(wide)
@@ -142,7 +144,7 @@ def _magnitude(values: np.ndarray) -> dict[str, Any]:
 def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise equal by bits for floats (a NaN unchanged is unchanged, -0.0 is not 0.0), by
     value otherwise; `a`'s shape."""
-    if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
+    if is_float_array(a):
         return (_element_bytes(a) == _element_bytes(b.astype(a.dtype, copy=False))).all(-1)
     return a == b
 

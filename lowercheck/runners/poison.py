@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-_FLOAT_BITS = {"float16": (np.uint16, 0x7D5A), "bfloat16": (np.uint16, 0x7FA5),
+# fp8 e4m3fn has one NaN (0x7F): its poison is that NaN, which a computed NaN cannot be told from.
+_FLOAT_BITS = {"float16": (np.uint16, 0x7D5A), "bfloat16": (np.uint16, 0x7FA5), "float8_e4m3fn": (np.uint8, 0x7F),
+               "float8_e5m2": (np.uint8, 0x7D),
                "float32": (np.uint32, 0x7FA5A5A5), "float64": (np.uint64, 0x7FF4A5A5A5A5A5A5)}
 INT_SENTINEL = -0x5A5A5A5B
 
 
 def _dtype_name(array: np.ndarray) -> str:
-    return "bfloat16" if array.dtype.name == "bfloat16" else array.dtype.name
+    return array.dtype.name
 
 
 def fill(array: np.ndarray) -> np.ndarray:

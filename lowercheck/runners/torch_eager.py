@@ -20,7 +20,7 @@ from lowercheck.runners.base import RunRequest, RunResult
 from lowercheck.runners.torch_arrays import to_numpy, to_torch
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
-_ORACLE_DTYPES = ("float16", "bfloat16", "float32")
+_ORACLE_DTYPES = ("float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32")
 
 
 def warm_up() -> None:

@@ -34,14 +34,68 @@ _EXAMPLE_SIZES = (17, 19, 23, 29, 31, 37, 41, 43)
 
 
 def lower(path: str, entry: str | None, binding: Binding) -> ModuleOp:
+    import torch
+
     target = resolve(path, entry, discover(path))
     where = SourceLocation(path, target.line, target.column)
     module = _import(path)
     example, ranges = example_inputs(module, target, binding, path)
     meta = any(getattr(v, "is_meta", False) for v in example)
     fn = instantiate(module, target, path, meta=meta)
-    exported = _export(fn, example, path, where)
+    try:
+        exported = _export(fn, example, path, where)
+    except Unsupported as why:
+        if not callable(getattr(module, "get_inputs", None)) or not isinstance(fn, torch.nn.Module):
+            raise
+        return _eager(fn, target, example, binding, path, where, why, ranges)
     return _module(exported, target, example, binding, path, where, _held_extents(module, fn), ranges)
+
+
+def _eager(fn: Any, entry: Entry, example: Sequence[Any], binding: Binding, path: str, where: SourceLocation,
+           why: Unsupported, ranges: dict[str, tuple[int, int]]) -> ModuleOp:
+    """A reference torch.export cannot trace (data-dependent shapes or branches: MoE routing, a mask's
+    nonzero), read from one eager call instead: its inputs' shapes, each dimension named by its
+    example value (the first dimension of that value names it: equal dimensions stay equal as the
+    sizes are scaled), and its outputs' shapes and dtypes from the call (dimensions of an input's
+    value take its name). No operator graph: the runs, eager on both sides, say the rest; the entry
+    says where export stopped (`reads_data_at`)."""
+    import torch
+
+    names: dict[int, str] = {}
+    params: list[ParamOp] = []
+    sizes: dict[str, int] = {}
+    for name, value in zip(entry.params, example, strict=True):
+        if not isinstance(value, torch.Tensor):
+            raise why
+        extents = []
+        for d, extent in enumerate(value.shape):
+            extent = int(extent)
+            if extent <= 1:
+                extents.append(str(extent))
+                continue
+            names.setdefault(extent, f"{name}_size{d}")
+            sizes[names[extent]] = extent
+            extents.append(names[extent])
+        params.append(ParamOp(name, "buffer", "in", element_type(_dtype(value.dtype), where), extents))
+    if any(getattr(v, "is_meta", False) for v in example):
+        raise why  # no values to run the reference on: what it returns is not known
+    try:
+        with torch.no_grad():
+            returned = fn(*example)
+    except Exception as err:  # noqa: BLE001 - the user's reference failed on its own inputs
+        raise UserError(f"the reference fails on its own get_inputs(): {describe(err, path)}", where) from None
+    for index, value in enumerate(t for t in _flatten(returned) if isinstance(t, torch.Tensor)):
+        extents = [names.get(int(e), str(int(e))) for e in value.shape]
+        params.append(ParamOp(f"return{index}", "buffer", "out", element_type(_dtype(value.dtype), where), extents))
+    body: list[Any] = [*params, ExampleOp(sizes, _integer_ranges(ranges, sizes))]
+    at = why.location or where
+    op = EntryOp.create(properties={"sym_name": StringAttr(entry.name), "language": StringAttr("torch"),
+                                    "file": StringAttr(path),
+                                    "reads_data_at": StringAttr(f"{at.file}:{at.line}: torch.export cannot trace it "
+                                                                f"({why.message[:160]}); read from an eager call")},
+                           regions=[Region(Block(body))])
+    op.location = FileLineColLoc(StringAttr(path), IntAttr(entry.line), IntAttr(entry.column))
+    return ModuleOp([op])
 
 
 def _held_extents(module: Any, fn: Any) -> set[int]:
