@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                                    "same inputs, and report findings. Exit 0 equivalent, 1 different, "
                                    "2 bad input, 3 inconclusive.")
     d.add_argument("source", help="reference side: FILE or FILE:ENTRY")
-    d.add_argument("target", help="port under review: FILE or FILE:ENTRY")
+    d.add_argument("target", nargs="+", help="port under review: FILE or FILE:ENTRY; several solutions of one "
+                   "problem: each diffed against SOURCE, a table of their verdicts at the end")
+    d.add_argument("-j", "--jobs", type=int, default=1, help="with several targets: diffs at once (default 1)")
     d.add_argument("--spec", help="TOML file with [sizes] and [args.NAME] (shape, dtype, role)")
     d.add_argument("--size", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="sizes to sweep (overrides the spec); repeat for several sizes")
@@ -163,6 +165,9 @@ def main(argv: list[str] | None = None, keep_workers: bool = False) -> int:
     call in this process (a caller that runs many diffs, such as the corpus tests, then pays for
     importing torch, Triton and JAX once instead of once per diff)."""
     args = _parser().parse_args(argv)
+    if args.command == "diff":  # several solutions of one problem (lowercheck/solutions.py), or one
+        args.targets = args.target
+        args.target = args.target[0]
     _absolute_inputs(args)
     if argv is None:  # the command is this process: --timeout counts from its start
         from lowercheck.runners import deadline
@@ -198,6 +203,8 @@ def _absolute_inputs(args) -> None:
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":  # `opt -` reads standard input
             setattr(args, name, absolute(value))
+    if getattr(args, "targets", None):
+        args.targets = [absolute(t) for t in args.targets]
     if getattr(args, "spec", None):
         args.spec = os.path.abspath(args.spec)
 
@@ -266,6 +273,10 @@ def _spec(args):
 def _diff(args) -> int:
     from lowercheck.errors import UserError
 
+    if len(args.targets) > 1:
+        from lowercheck import solutions
+
+        return solutions.run(args)
     if args.no_run and args.no_static:
         raise UserError("--no-run and --no-static leave nothing to check", hint="drop one of them")
     if args.device == "cuda":
