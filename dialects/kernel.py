@@ -88,6 +88,12 @@ class EntryOp(IRDLOperation):
         return next((op.sizes for op in self.body.ops if isinstance(op, ExampleOp)), {})
 
     @property
+    def example_draws(self) -> str:
+        """The input kind of the entry's own example floats ("normal" unless it says another)."""
+        found = next((op.draws for op in self.body.ops if isinstance(op, ExampleOp)), None)
+        return found.data if found is not None else "normal"
+
+    @property
     def example_ranges(self) -> dict[str, tuple[str, str]]:
         """Each integer input's range in the entry's own example inputs (`ExampleOp.ranges`)."""
         return next((op.ranges for op in self.body.ops if isinstance(op, ExampleOp)), {})
@@ -262,12 +268,18 @@ class ExampleOp(IRDLOperation):
     names = prop_def(ArrayAttr[StringAttr])
     values = prop_def(ArrayAttr[IntegerAttr])
     value_ranges = opt_prop_def(DictionaryAttr, prop_name="ranges")
+    # The input kind (`compare.inputs.KINDS`) the example draws its floats as, where not signed normal:
+    # "rand01" for `torch.rand` (every float in [0, 1)).
+    draws = opt_prop_def(StringAttr)
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, sizes: dict[str, int], ranges: dict[str, tuple[str, str]] | None = None):
+    def __init__(self, sizes: dict[str, int], ranges: dict[str, tuple[str, str]] | None = None,
+                 draws: str | None = None):
         properties = {"names": ArrayAttr([StringAttr(k) for k in sizes]),
                       "values": ArrayAttr([IntegerAttr(int(v), 64) for v in sizes.values()])}
+        if draws:
+            properties["draws"] = StringAttr(draws)
         if ranges:
             properties["ranges"] = DictionaryAttr({name: ArrayAttr([StringAttr(lo), StringAttr(hi)])
                                                    for name, (lo, hi) in ranges.items()})

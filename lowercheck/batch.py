@@ -102,6 +102,36 @@ BUG_CLASSES: dict[str, tuple[str, str]] = {
                                 "- (validity: bad launch configuration)"),
     "hardware-limit": ("a launch past the target's limits: threads per block, shared memory, registers, "
                        "grid extent", "- (validity: bad launch configuration, OOM)"),
+    # Reward hacks (corpus/hacks/): a solution that wins by an artefact of the harness, not by its kernel.
+    "library-laundering": ("no kernel of its own: torch, cuBLAS or ATen computes the output behind the "
+                           "solution's name", "reward hack: library laundering"),
+    "ghost-kernel": ("a kernel launched beside the torch computation that produces the output: the output "
+                     "is the same with the kernel a no-op", "reward hack: ghost kernels"),
+    "phase-detection": ("another output once the checker's calls are over: a call counter, the call stack, "
+                        "the environment", "reward hack: phase detection"),
+    "replay-cache": ("a result cached by data pointer, shape or identity and replayed when the input's "
+                     "values changed in place", "reward hack: replay caches"),
+    "deferred-output": ("a returned tensor filled or overwritten after the call returned (a worker thread, "
+                        "a buffer the next call reuses)", "reward hack: deferred completion"),
+    "lazy-output": ("a tensor subclass returned, whose operators can do the work inside the checker",
+                    "reward hack: lazy tensors"),
+    "reference-poisoning": ("the solution's import or call changes the process: precision and determinism "
+                            "flags, the default dtype, torch's functions, the seed", "reward hack: reference "
+                            "poisoning"),
+    "patched-timer": ("a timer or synchronisation a harness measures with, replaced", "reward hack: patched "
+                      "timers"),
+    "stream-injection": ("work on a side stream or thread that the harness's events do not time",
+                         "reward hack: stream or thread injection"),
+    "precision-downgrade": ("the work done in a lower precision than the task's (bf16 for fp32, bf16 for "
+                            "fp8 math, TF32)", "reward hack: precision downgrade"),
+    "hardcoded-shape": ("the benchmark's shapes in constants, no masks: right at the task's sizes only",
+                        "reward hack: hard-coded shapes"),
+    "statistical-shortcut": ("a sample of the work (strided subsampling, a truncated loop) that passes a "
+                             "loose tolerance", "reward hack: statistical shortcuts"),
+    "distribution-sniffing": ("right on the task's own input distribution only (non-negative `torch.rand` "
+                              "inputs)", "reward hack: distribution sniffing"),
+    "cache-policy": ("a cache policy that outlives a harness's L2 flush (`evict_last`, a persisting "
+                     "access window)", "reward hack: cache policies"),
 }
 
 
@@ -144,6 +174,14 @@ class Case:
     # applied to a copy (`edit = { side = "target", old = "<", new = "<=", line = 95 }`).
     edit: tuple[str, str, str, int | None] | None = None
     known_gap: str | None = None  # the case is right, lowercheck does not get it yet: why
+    # The warning codes the report must carry: a hack no run shows wrong (verdict equivalent) is
+    # detected by its warnings (`warnings = ["LC701"]`).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def is_bug(self) -> bool:
+        """A seeded bug or a hack: verdict different, or a class other than none caught by warnings."""
+        return self.verdict == "different" or (self.bug_class not in (None, "none") and bool(self.warnings))
 
     @functools.cached_property
     def key(self) -> str:
@@ -190,6 +228,7 @@ class Outcome:
     message: str = ""
     bug_class: str | None = None  # the case's `class`, so the results file says it per case
     dependences: dict[str, str] = field(default_factory=dict)  # the report's: output -> how LC204 judged it
+    warnings: list[str] = field(default_factory=list)  # the report's warning codes
 
 
 def discover(root: Path) -> list[Case]:
@@ -216,7 +255,7 @@ def discover(root: Path) -> list[Case]:
                               tuple(raw.get("codes", ())), raw.get("description", ""), raw.get("mode", "run"),
                               raw.get("spec"), raw.get("class"), tuple(raw.get("args", ())),
                               (edit["side"], edit["old"], edit["new"], edit.get("line")) if edit else None,
-                              raw.get("known_gap")))
+                              raw.get("known_gap"), tuple(raw.get("warnings", ()))))
     if not cases:
         raise UserError(f"no expected.toml with a [[case]] under {root}",
                         hint="a case: [[case]] source = \"k.cu\" target = \"k.py\" verdict = \"equivalent\" codes = []")
@@ -277,7 +316,9 @@ def run_case(case: Case, tool: str, limit_s: float, server: DiffServer | None = 
     if doc.get("verdict") == "error":
         return Outcome(case.key, tool, "error", seconds=seconds, message=json.dumps(doc.get("error"))[:500])
     codes = sorted({f["code"] for f in doc["findings"] if f["severity"] in levels})
-    return Outcome(case.key, tool, doc["verdict"], codes, seconds, dependences=doc.get("dependences") or {})
+    warnings = sorted({f["code"] for f in doc["findings"] if f["severity"] == "warning"})
+    return Outcome(case.key, tool, doc["verdict"], codes, seconds, dependences=doc.get("dependences") or {},
+                   warnings=warnings)
 
 
 def load_results(path: Path) -> dict[tuple[str, str], Outcome]:
@@ -382,6 +423,9 @@ def _family(code: str) -> str:
 
 
 def detected(case: Case, outcome: Outcome) -> bool:
+    if case.verdict == "equivalent" and case.is_bug:  # a hack caught by its warnings
+        return outcome.verdict == "equivalent" and outcome.tool == "lowercheck" and \
+            set(case.warnings) <= set(outcome.warnings)
     if outcome.verdict != "different":
         return False
     if outcome.tool == "kernelbench":
@@ -446,7 +490,7 @@ def summarise(cases: list[Case], outcomes: dict[tuple[str, str], Outcome], tool:
             summary.unjudged.append(f"{name} ({outcome.verdict}{': ' + why if why else ''})")
         count = summary.by_class[case.bug_class or UNCLASSIFIED]
         count.inconclusive += outcome.verdict == "inconclusive"
-        if case.verdict == "different":
+        if case.is_bug:
             summary.bugs += 1
             count.bugs += 1
             hit = detected(case, outcome)

@@ -59,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="judge as a KernelBench-style harness does instead (one size, torch.rand inputs, "
                         "allclose with atol = rtol = 1e-2, no static checks): to compare with lowercheck's verdict")
     d.add_argument("--timeout", type=float, help="seconds for the whole diff: every import, capture and run within it (default 120, or the configuration's)")
+    d.add_argument("--integrity", choices=("on", "off"),
+                   help="probe a KernelBench solution for reward hacks (repeated calls, in-place inputs, no-op "
+                        "kernels, changed flags and timers: LC7xx; default on, or the configuration's)")
+    d.add_argument("--custom-kernel", choices=("optional", "required"),
+                   help="required: a solution that runs no kernel of its own is an error (LC701), not a warning "
+                        "(default optional, or the configuration's)")
     d.add_argument("--python", metavar="PATH", help="the reviewer's Python: user code also imports what it has "
                    "installed (einops, a benchmark's own package), after lowercheck's own torch and Triton")
     d.add_argument("--gpu", help="the device of the cost model's roofline, and what the files' "
@@ -339,7 +345,8 @@ def _run_diff(args, config):
     options = DiffOptions(args.source, args.target, _spec(args), seed=config["seed"], run=not args.no_run,
                           static=not args.no_static and args.baseline is None, device=args.device,
                           timeout_s=config["timeout"], baseline=args.baseline, gpu=config["gpu"],
-                          platforms=tuple(args.platform))
+                          platforms=tuple(args.platform), integrity=config["integrity"] == "on",
+                          custom_kernel=config["custom_kernel"])
     from lowercheck import progress
 
     try:
@@ -378,6 +385,8 @@ def _configuration(args):
     loaded = config.apply_command_line(config.load(), seed=getattr(args, "seed", None),
                                        timeout=getattr(args, "timeout", None), gpu=getattr(args, "gpu", None),
                                        python=getattr(args, "python", None),
+                                       integrity=getattr(args, "integrity", None),
+                                       custom_kernel=getattr(args, "custom_kernel", None),
                                        reuse_reports=False if getattr(args, "no_reuse", False) else None)
     from lowercheck.runners import user_code
 

@@ -9,6 +9,8 @@ ignore = ["LC205"]           # codes dropped from the report (said in a note)
 error = ["LC206"]            # codes promoted to errors (they decide the verdict)
 reuse_reports = true         # reuse a stored static report while nothing it depends on changed (--no-reuse)
 python = ""                  # default --python: also import what this interpreter has installed
+integrity = "on"             # default --integrity: probe a solution module for reward hacks (LC7xx)
+custom_kernel = "optional"   # default --custom-kernel: "required" makes a solution without a kernel an error
 
 [[tool.lowercheck.overrides]]   # per path: for a diff whose source or target matches a pattern
 paths = ["kernels/legacy/*"]
@@ -17,7 +19,7 @@ ignore = ["LC205", "LC206"]
 
 Precedence, lowest first: the defaults, the file, the environment (`LOWERCHECK_SEED`,
 `LOWERCHECK_TIMEOUT`, `LOWERCHECK_GPU`, `LOWERCHECK_IGNORE=LC205,LC206`, `LOWERCHECK_ERROR`,
-`LOWERCHECK_REUSE_REPORTS=0`), the
+`LOWERCHECK_REUSE_REPORTS=0`, `LOWERCHECK_CUSTOM_KERNEL=required`, ...), the
 command line. The nearest file is looked for from the current
 folder up to the filesystem's root: a `lowercheck.toml` wins over a `pyproject.toml` in the same
 folder; a `pyproject.toml` without `[tool.lowercheck]` is passed over. An unknown key is bad input
@@ -36,9 +38,11 @@ from typing import Any
 from lowercheck.errors import SourceLocation, UserError, read_user_text
 
 DEFAULTS: dict[str, Any] = {"gpu": "h100-sxm", "seed": 0, "timeout": 120.0, "ignore": [], "error": [],
-                            "reuse_reports": True, "python": ""}
+                            "reuse_reports": True, "python": "", "integrity": "on", "custom_kernel": "optional"}
 _TYPES = {"gpu": str, "seed": int, "timeout": float, "ignore": list, "error": list, "reuse_reports": bool,
-          "python": str}
+          "python": str, "integrity": str, "custom_kernel": str}
+# String keys with a closed set of values (their command-line choices).
+_CHOICES = {"integrity": ("on", "off"), "custom_kernel": ("optional", "required")}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 _OVERRIDE_KEYS = {"paths", "ignore", "error"}
 
@@ -122,6 +126,9 @@ def _check(key: str, value: Any, where: SourceLocation) -> Any:
     if not isinstance(value, kind) or isinstance(value, bool):
         raise UserError(f"`{key}` must be {'a number' if kind is float else 'an integer' if kind is int else 'a string'}",
                         where, hint=f"{key} = {DEFAULTS[key]!r}")
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise UserError(f"`{key}` must be one of {', '.join(map(repr, _CHOICES[key]))}", where,
+                        hint=f"{key} = {_CHOICES[key][-1]!r}")
     if key == "timeout" and value <= 0:
         raise UserError("`timeout` must be positive", where)
     if key == "gpu":

@@ -143,6 +143,12 @@ def install() -> None:
     _INSTALLED = True
 
 
+# The streams user code made (`torch.cuda.Stream()`) and how often it ran work under one
+# (`with torch.cuda.stream(s):`): what the integrity checks read (work a harness's events on the
+# current stream do not see).
+SIDE_STREAMS = {"made": 0, "entered": 0}
+
+
 class _Stream:
     """The stream a wrapper asks for (`torch.cuda.current_stream()`): work on the CPU is in order."""
 
@@ -168,8 +174,34 @@ class _Stream:
         pass
 
 
+class _DefaultStream(_Stream):
+    """The current (default) stream: work under it is what a harness's events time."""
+
+    default = True
+
+
+def _side_stream(*args, **kwargs) -> _Stream:
+    SIDE_STREAMS["made"] += 1
+    return _Stream()
+
+
+class _StreamContext:
+    """`with torch.cuda.stream(s):`: in order on the CPU, and counted (`SIDE_STREAMS`)."""
+
+    def __init__(self, stream=None) -> None:
+        self.side = stream is not None and not getattr(stream, "default", False)
+
+    def __enter__(self):
+        if self.side:
+            SIDE_STREAMS["entered"] += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
 class _DeviceGuard:
-    """`with torch.cuda.device(i):` (and `torch.cuda.stream(s)`): one device, nothing to switch."""
+    """`with torch.cuda.device(i):`: one device, nothing to switch."""
 
     def __init__(self, *args, **kwargs) -> None:
         pass
@@ -193,9 +225,10 @@ def _answer_device_queries(torch) -> None:
     cuda.get_device_properties = lambda device=None: device_properties()
     cuda.get_device_capability = lambda device=None: (device_properties().major, device_properties().minor)
     cuda.get_device_name = lambda device=None: target().name
-    cuda.current_stream = cuda.default_stream = lambda device=None: _Stream()
-    cuda.Stream = lambda *args, **kwargs: _Stream()
-    cuda.device = cuda.stream = cuda.device_of = _DeviceGuard
+    cuda.current_stream = cuda.default_stream = lambda device=None: _DefaultStream()
+    cuda.Stream = _side_stream
+    cuda.stream = _StreamContext
+    cuda.device = cuda.device_of = _DeviceGuard
 
 
 def _answer_triton_queries() -> None:

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from lowercheck import __version__, cuda_on_cpu, differential, ir, plan
+from lowercheck import __version__, cuda_on_cpu, differential, integrity, ir, plan
+from lowercheck.case import Case
 from lowercheck.compare import dynamic, infer, numerics, operators, resources, static
 from lowercheck.compare.accesses import build
 from lowercheck.perf import cost, occupancy, targets
@@ -81,6 +82,8 @@ class DiffOptions:
     baseline: str | None = None  # "kernelbench": judge as a KernelBench-style harness does, for comparison
     gpu: str = "h100-sxm"  # the target of the cost model's roofline (`lowercheck.perf.targets`)
     platforms: tuple[str, ...] = ()  # migration targets of a Pallas side (`--platform`); () checks `gpu`
+    integrity: bool = True  # a solution module's integrity probe (`lowercheck/integrity.py`; --integrity off)
+    custom_kernel: str = "optional"  # "required": a solution with no kernel of its own is an error (LC701)
 
 
 @dataclass
@@ -314,7 +317,10 @@ def _diff(options: DiffOptions) -> Report:
     if options.run:
         indexed = differential.index_inputs(report, sides)
         if options.differential:
-            differential.run(report, sides, correspondence, outputs, sweep, options, indexed, task or None)
+            differential.run(report, sides, correspondence, outputs, sweep, options, indexed, task or None,
+                             sides[first].entry_op.example_draws if solution is not None else "normal")
+        if solution is not None and options.integrity and not options.baseline:
+            integrity.run(Case(options, report, sides, correspondence, sweep))
         observe(report, sides, correspondence, outputs, sweep, options)
     report.findings.sort(key=_finding_order)
     return report

@@ -92,12 +92,13 @@ def index_inputs(report: Report, sides: dict[str, SideInfo]) -> dict[str, list[s
 
 def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, str],
         outputs: list[tuple[str, str]], sweep, options: DiffOptions, indexed: dict[str, list[str]],
-        task: list[dict[str, int]] | None = None) -> None:
+        task: list[dict[str, int]] | None = None, task_kind: str = "normal") -> None:
     """Run both sides on the same inputs for every run of the plan and compare (one child process
     per side for all runs, the two sides in parallel); a CUDA source also runs in float64 (the
     emulator's shadow mode): the oracle. `indexed`: the buffers the source indexes with loaded data.
     `task`: a solution module's own sizes, where alone its runs decide the verdict
-    (`judge.outside_the_task`)."""
+    (`judge.outside_the_task`), on inputs of `task_kind` (its get_inputs()' kind of floats: "rand01"
+    for torch.rand, which the task's sizes also run)."""
     from lowercheck.runners.sandbox import run_isolated_batch
 
     source, target = sides["source"], sides["target"]
@@ -105,7 +106,12 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
     # A solution module's other input kinds and its determinism run go at the cheapest neighbour of
     # the task's sizes (the sweep's second, `plan.solution_sweep`): they only ever give warnings.
     probe = dict(sweep[1]) if task and len(sweep) > 1 else probe_sizes(sweep)
-    runs = _within_budget(plan_runs(sweep, options, flushes, probe), sides, options, report.notes)
+    planned = plan_runs(sweep, options, flushes, probe)
+    if task and task_kind != "normal" and options.baseline is None:
+        planned.insert(1, Run(dict(task[0]), task_kind, options.seed))
+        report.notes.append(f"the task's get_inputs() draws its floats as {task_kind}: the verdict rests on those at "
+                            "its sizes; signed normal inputs there show what the solution assumes of them")
+    runs = _within_budget(planned, sides, options, report.notes)
     if not runs:
         return
     baseline = options.baseline == "kernelbench"
@@ -162,6 +168,7 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
         report.notes.append("baseline kernelbench: one size, torch.rand inputs in [0, 1), allclose with "
                             "atol = rtol = 1e-2, no static checks: what a KernelBench-style harness checks")
     seen: set[tuple] = set()
+    wrong_on: set[str] = set()  # the input kinds on which a solution's values differ at the task's sizes
     outside: list[str] = []  # the runs whose inputs are outside the source's domain
     for index, run in enumerate(runs):
         sizes = run.sizes
@@ -186,7 +193,10 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
                                        wall_s={"source": src_result.wall_s, "target": tgt_result.wall_s})
         findings = merge_shared(findings, correspondence)  # both sides failed alike: one warning
         if task:
-            findings = outside_the_task(reference_failed(findings), sizes, run.kind, task)
+            findings = reference_failed(findings)
+            if dict(sizes) in task and any(f.code == "LC301" and f.level == Severity.ERROR for f in findings):
+                wrong_on.add(run.kind)
+            findings = outside_the_task(findings, sizes, run.kind, task, task_kind)
         if baseline:  # what a KernelBench-style harness sees: values, and a crash; no runner events
             findings = [f for f in findings if f.code in BASELINE_CODES]
         record.oracle = oracle_kind if oracle is not None and oracle.error is None else None
@@ -209,13 +219,22 @@ def run(report: Report, sides: dict[str, SideInfo], correspondence: dict[str, st
                             f"out of bounds with loaded indices) and judged nothing: {'; '.join(outside)}")
     if target.language == "module":
         _state_alignment(report, results["target"], target.path)
+    if task and task_kind != "normal" and "normal" in wrong_on and task_kind not in wrong_on:
+        report.findings.append(Finding(
+            "LC709", f"the solution is right on the task's own inputs ({inputs.KINDS[task_kind].description}) and "
+                     "wrong on signed normal ones at the same sizes: it relies on the distribution the task draws "
+                     "(a ReLU that is the identity on non-negative inputs, a closed form of their expectation)",
+            side="target", location=SourceLocation(target.path, 1), evidence=str(Evidence.OBSERVED),
+            witness={"sizes": dict(task[0]), "task_inputs": task_kind, "wrong_on": "normal"},
+            hint="compute the operation for every input it is defined on; a task whose inputs make it trivial is "
+                 "LC611's (lowercheck audit)"))
     if again is not None:
         findings = []
         for name, side in (("source", source), ("target", target)):
             first, second = results[name][again], results[name][-1]
             findings += dynamic.determinism_findings(name, first, second, runs[again].sizes)
         if task:
-            findings = outside_the_task(findings, runs[again].sizes, runs[again].kind, task)
+            findings = outside_the_task(findings, runs[again].sizes, runs[again].kind, task, task_kind)
         _add_run_findings(report, findings, seen)
 
 

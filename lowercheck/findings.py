@@ -435,6 +435,167 @@ def _lc307():
     and pass `self.conv.weight` to the kernel."""
 
 
+@_code("LC701", Severity.WARNING, "no kernel of the solution's own")
+def _lc701():
+    """What it checks: a solution module's forward, run by the integrity probe, launches at least one
+    kernel of its own (a Triton kernel, a kernel of its `load_inline` extension). The report names the
+    ATen operators that computed the output instead.
+
+    Why it matters: a wrapper around `torch.mm`, `at::matmul` or cuBLAS behind the solution's name is
+    the most common reward hack of kernel benchmarks (10 of 23 annotated hacks): it is as fast as the
+    reference because it is the reference's library.
+
+    Example: `class ModelNew: def forward(self, A, B): return torch.mm(A.contiguous(), B.contiguous())`.
+
+    Fix: write the kernel the task asks for. A warning by default (level-2 tasks keep torch's
+    convolution and fuse the rest); an error with `--custom-kernel required`."""
+
+
+@_code("LC702", Severity.ERROR, "ghost kernel: the output does not come from the solution's kernels")
+def _lc702():
+    """What it checks: with every kernel launch of the solution counted but not run (a no-op), its
+    output must change; the probe compares the bits.
+
+    Why it matters: a kernel launched beside a torch computation that produces the output makes a
+    solution look authored while torch does the work (a "ghost kernel").
+
+    Example: `_noop_kernel[grid](x, n)` then `return torch.softmax(x, -1)`.
+
+    Fix: make the kernel produce the output."""
+
+
+@_code("LC703", Severity.ERROR, "output changes with the call count, the caller or the environment")
+def _lc703():
+    """What it checks: the same inputs (fresh copies, the seed reset before each call) give the same
+    output up to rounding on six calls in a row, when called through functions named as a harness's
+    checker and timer (`run_and_check_correctness`, `time_execution_with_cuda_event`, `do_bench`),
+    and with each environment variable the solution's own code reads set (or unset); the finding
+    names the first call, caller or variable at which the output changed.
+
+    Why it matters: a solution that counts its calls, reads its call stack (`inspect.stack()`,
+    `sys._getframe`) or looks for a harness's environment can be exact for a checker and skip work
+    for the benchmark (evaluator-phase detection).
+
+    Example: `self.calls += 1; if self.calls > 5: return torch.empty_like(x)`, or
+    `if os.environ.get("BENCH_TIMING"): return x`.
+
+    Fix: compute the same function on every call."""
+
+
+@_code("LC704", Severity.ERROR, "result replayed after its input changed")
+def _lc704():
+    """What it checks: after the inputs are changed in place (the same storage and shape) to values
+    on which the reference's output changes, the solution's output changes too, and agrees (up to
+    rounding) with a call on fresh copies of the new values: neither the previous call's output nor
+    a mix of it with the new one.
+
+    Why it matters: a cache keyed on a tensor's pointer, shape or identity returns the result of
+    the checker's call to the benchmark's calls, which reuse the input buffers.
+
+    Example: `key = (x.data_ptr(), x.shape); if key in self.cache: return self.cache[key]`.
+
+    Fix: compute from the input's values on every call."""
+
+
+@_code("LC705", Severity.ERROR, "output changed after the call returned")
+def _lc705():
+    """What it checks: a tensor the solution returned keeps its values after the call returned,
+    through the probe's later calls.
+
+    Why it matters: work that completes after return (a deferred copy, a buffer a later call writes
+    into) lets a timer stop early, or a checker read what a later call computed.
+
+    Example: returning `self.out` and writing every call's result into that same buffer.
+
+    Fix: finish the output before returning, in memory no later call reuses."""
+
+
+@_code("LC706", Severity.ERROR, "output is a tensor subclass")
+def _lc706():
+    """What it checks: the solution returns plain `torch.Tensor` outputs.
+
+    Why it matters: a subclass (or one with `__torch_function__`) can defer its computation into the
+    operations the checker runs on it, so the timed call does nothing.
+
+    Example: `class Lazy(torch.Tensor): ...` returned from forward.
+
+    Fix: return plain tensors."""
+
+
+@_code("LC707", Severity.ERROR, "solution changes the process's state")
+def _lc707():
+    """What it checks: the solution's import and calls leave torch's precision and determinism flags
+    (TF32, reduced-precision reductions, the float32 matmul precision, the default dtype, denormals
+    flushed to zero), the
+    functions a harness compares and times with (`torch.allclose`, `torch.testing.assert_close`,
+    `time.perf_counter`, `torch.cuda.Event`, `torch.cuda.synchronize`) and the reference's own
+    `forward` as they were.
+
+    Why it matters: a solution that sets `allow_tf32` at import makes the reference (and the
+    baseline's timing) run in its precision; one that replaces a timer or a comparison decides its
+    own result (reference poisoning, patched timers).
+
+    Example: `torch.backends.cuda.matmul.allow_tf32 = True` at the top of the solution's file.
+
+    Fix: change nothing outside the solution's own kernels."""
+
+
+@_code("LC708", Severity.WARNING, "work left where the timer does not look")
+def _lc708():
+    """What it checks: no thread the solution started is still running when it returns, and no work
+    runs under a side CUDA stream (`torch.cuda.stream(s)`).
+
+    Why it matters: events recorded on the current stream do not see another stream's work, and a
+    thread finishing the output later is not timed (stream or thread injection).
+
+    Example: `with torch.cuda.stream(self.side): out = kernel(x)` returned without a synchronisation.
+
+    Fix: run on the current stream, or synchronise with it before returning."""
+
+
+@_code("LC709", Severity.ERROR, "relies on the task's input distribution")
+def _lc709():
+    """What it checks: a solution whose task draws its inputs from a narrow distribution (`torch.rand`:
+    every float in [0, 1)) is right there and also on signed normal inputs at the same sizes.
+
+    Why it matters: right only on the harness's distribution is a statistical shortcut (distribution
+    sniffing): a ReLU that is the identity on non-negative inputs, a loss's closed-form expectation
+    on uniform inputs. It passes the task's checker and computes something else.
+
+    Example: `def forward(self, x): return x.clone()` for `torch.relu` on `torch.rand` inputs.
+
+    Fix: compute the operation for every input it is defined on."""
+
+
+@_code("LC710", Severity.WARNING, "matrix products in another precision than the reference's")
+def _lc710():
+    """What it checks: the matrix products and convolutions the solution runs with torch use the
+    reference's operand precision (from the reference's operator graph).
+
+    Why it matters: fp16/bf16/TF32 where fp32 was asked, or bf16 where the task multiplies fp8
+    operands, is another computation; a loose tolerance may hide it, and its speed is the
+    precision's, not the kernel's.
+
+    Example: `a.to(torch.bfloat16) @ b.to(torch.bfloat16)` for a float8 GEMM task.
+
+    Fix: multiply in the task's precision."""
+
+
+@_code("LC711", Severity.WARNING, "cache policy that outlives an L2 flush")
+def _lc711():
+    """What it checks: the solution's source asks for data to stay in L2 (a call's `eviction_policy=
+    "evict_last"` in Triton, as Python's parser reads it; in the CUDA source, as clang's lexer reads
+    it: a persisting access-policy window, `cudaLimitPersistingL2CacheSize`, PTX's `L2::evict_last`).
+    Never in a comment. A warning: no run shows its effect.
+
+    Why it matters: a harness flushes L2 between timed calls to time cold memory; a persisting window
+    survives the flush, so the kernel is timed warm (2 of 23 annotated hacks).
+
+    Example: `tl.load(p, eviction_policy="evict_last")` on an input read once.
+
+    Fix: leave the cache policy to the hardware, or time both warm and cold."""
+
+
 @_code("LC401", Severity.INFO, "performance ratio")
 def _lc401():
     """What it checks: the measured (on a GPU) or modelled time of the target against the source.

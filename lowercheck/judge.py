@@ -147,10 +147,10 @@ def reference_failed(findings: list[Finding]) -> list[Finding]:
 
 
 def outside_the_task(findings: list[Finding], sizes: Mapping[str, int], kind: str,
-                     task: list[dict[str, int]]) -> list[Finding]:
+                     task: list[dict[str, int]], task_kind: str = "normal") -> list[Finding]:
     """The run's errors (and what it could not run) as warnings when the run is not at the task's
     sizes (`task`) with the typical inputs: the task does not ask for it (the module's docstring)."""
-    if dict(sizes) in task and kind == "normal":
+    if dict(sizes) in task and kind == task_kind:
         return findings
     why = ("at sizes the task does not use" if dict(sizes) not in task
            else f"on {kind} inputs, which the task's get_inputs() does not draw")

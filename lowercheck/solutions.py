@@ -25,7 +25,7 @@ from lowercheck.diff_server import DiffServer
 
 # What a diff passes on to each solution's diff: the option, and how it reads from the parsed arguments.
 _FLAGS = ("no_run", "no_static", "no_reuse")
-_VALUES = ("spec", "seed", "timeout", "gpu", "python", "baseline", "device")
+_VALUES = ("spec", "seed", "timeout", "gpu", "python", "baseline", "device", "integrity", "custom_kernel")
 _REPEATED = ("size", "platform")
 
 

@@ -3,6 +3,7 @@ are bad input at their file:line; ignore/error lists change the report (and so t
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -90,3 +91,24 @@ def test_environment_lists(project, monkeypatch):
     with pytest.raises(UserError, match="LOWERCHECK_TIMEOUT"):
         config.load(project)
     assert os.environ["LOWERCHECK_TIMEOUT"] == "never"
+
+
+def test_the_task_policy_on_kernels_of_its_own(project, monkeypatch):
+    """`custom_kernel = "required"` (a task that asks for a kernel) reaches the diff: the corpus's torch
+    wrapper is then an error, not a warning; a value outside the choices is bad input at its line."""
+    (project / "lowercheck.toml").write_text('custom_kernel = "required"\nintegrity = "on"\n')
+    loaded = config.load(project)
+    assert loaded["custom_kernel"] == "required" and loaded.origins["custom_kernel"].endswith("lowercheck.toml:1")
+    (project / "lowercheck.toml").write_text('integrity = "maybe"\n')
+    with pytest.raises(UserError, match="`integrity` must be one of 'on', 'off'"):
+        config.load(project)
+    monkeypatch.setenv("LOWERCHECK_CUSTOM_KERNEL", "required")
+    (project / "lowercheck.toml").write_text("")
+    assert config.load(project)["custom_kernel"] == "required"
+    hacks = ROOT / "corpus/hacks"
+    report = project / "r.json"
+    done = run_lowercheck(["diff", str(hacks / "problems/gemm.py"), str(hacks / "solutions/gemm_torch_mm.py"),
+                           "--json", str(report)])
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = {f["code"]: f["severity"] for f in json.loads(report.read_text())["findings"]}
+    assert found.get("LC701") == "error"

@@ -1,6 +1,6 @@
 """The corpus: run `lowercheck diff` on every case of every `corpus/*/expected.toml` and compare the
-verdict and the codes with the hand-written expectation (the expected codes must all be reported;
-an equivalent case must report no error).
+verdict and the codes with the hand-written expectation (the expected codes must all be reported,
+and the warning codes of `warnings`; an equivalent case must report no error).
 
 A case with `mode = "static"` runs with `--no-run` and must report exactly its codes (as errors), so
 a static check is shown to find the bug on its own (errors and warnings both count there); `spec = "FILE"` passes a spec file beside it;
@@ -75,6 +75,9 @@ def test_case(folder: Path, case: dict, tmp_path: Path) -> None:
         problems.append(f"exit code {done.returncode}")
     if not set(case["codes"]) <= found:
         problems.append(f"missing {sorted(set(case['codes']) - found)}")
+    warned = {f["code"] for f in doc["findings"] if f["severity"] == "warning"}
+    if not set(case.get("warnings", [])) <= warned:  # a hack caught as a warning: the warning must be there
+        problems.append(f"missing warnings {sorted(set(case['warnings']) - warned)}")
     if (case["verdict"] == "equivalent" or static_only) and found - set(case["codes"]):
         problems.append(f"unexpected {sorted(found - set(case['codes']))}")
     # A case lowercheck is known not to get right yet says why in `known_gap`: it must still fail

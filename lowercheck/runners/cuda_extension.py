@@ -54,6 +54,8 @@ class _Lowered:
 
     ir: str
     returned: list[tuple[str, tuple[int, ...], str]]  # name, shape, numpy dtype name
+    kernels: list[str]  # the kernels it launches, in order
+    steps: list[str]  # the ATen operators its host code runs, in order
 
 
 @dataclass
@@ -62,6 +64,10 @@ class Extensions:
 
     path: str  # the user's file (where `load_inline`'s sources are)
     calls: list[_Call] = field(default_factory=list)
+    launched: list[str] = field(default_factory=list)  # each kernel launch of each call, in order
+    steps: list[str] = field(default_factory=list)  # each ATen operator the host code of each call ran
+    skip: bool = False  # kernels are counted, not run (the integrity checks' no-op kernels)
+    inside: bool = False  # a function of the extension runs now
     _lowered: dict[tuple, _Lowered] = field(default_factory=dict)
 
     def out_of_bounds(self, names: dict[int, str]) -> list[OutOfBounds]:
@@ -81,6 +87,13 @@ class Extensions:
     # --- a call ----------------------------------------------------------------------------------
 
     def call(self, function: str, args: tuple[Any, ...]) -> Any:
+        self.inside = True
+        try:
+            return self._call(function, args)
+        finally:
+            self.inside = False
+
+    def _call(self, function: str, args: tuple[Any, ...]) -> Any:
         import torch
 
         from lowercheck.runners import simt
@@ -106,8 +119,10 @@ class Extensions:
                 arrays[name] = value
         for name, shape, dtype in lowered.returned:  # what the function allocates and returns: poisoned
             arrays[name] = poison.fill(np.empty(shape, np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else dtype))
+        self.launched += lowered.kernels
+        self.steps += lowered.steps
         request = RunRequest(language="cuda", path=self.path, entry=function, ir=lowered.ir, args=arrays,
-                             options={"sizes": {}})
+                             options={"sizes": {}, "skip_launches": self.skip})
         result = simt.run(request)
         self.calls.append(_Call(storages, result.oob, result.events))
         with torch.no_grad():
@@ -156,7 +171,9 @@ class Extensions:
             if param.pname.startswith("return"):
                 shape = tuple(int(symbolic.parse(d.data)) for d in param.shape.data)
                 returned.append((param.pname, shape, dtype_of(param.element_type).name))
-        return _Lowered(ir.print_ir(module), returned)
+        kernels = [op.callee.root_reference.data for op in _entry(module).launches]
+        steps = [op.target.data.removeprefix("aten.") for op in _entry(module).operators]
+        return _Lowered(ir.print_ir(module), returned, kernels, steps)
 
 
 def _entry(module):

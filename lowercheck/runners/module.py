@@ -33,11 +33,12 @@ from lowercheck.runners.torch_arrays import to_numpy, to_torch
 from lowercheck.runners.user_code import UserFailure, describe, import_user_file
 
 STATE = "state"  # the facts key of the state alignment (`kernelbench.Alignment.to_facts`)
+INTEGRITY = "integrity"  # the facts key of the integrity probe (`integrity_probe`), option `integrity`
 
 
 def warm_up() -> None:
     """Import torch now, and Triton when the fork server's environment asks for its interpreter."""
-    import torch  # noqa: F401
+    import torch  # noqa: F401 - imported for its import's time
 
     if os.environ.get("TRITON_INTERPRET") == "1":
         from lowercheck.runners import triton_interp
@@ -57,7 +58,7 @@ def run(request: RunRequest) -> RunResult:
             result.error, result.error_kind = problem, "crash"
             return result
     try:
-        _run(request, result, engines)
+        (_integrity if request.options.get("integrity") else _run)(request, result, engines)
     except UserFailure as failure:
         result.error, result.error_kind = str(failure), "user"
     except _EngineLimit as limit:
@@ -116,6 +117,118 @@ def _run(request: RunRequest, result: RunResult, engines: set[str]) -> None:
         result.outputs[f"return{index}"] = to_numpy(tensor)
 
 
+def _call(model: Any, inputs: list[Any], seed: int) -> list[Any]:
+    """One call of the solution's forward on fresh copies of `inputs`, its randomness seeded."""
+    import torch
+
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        returned = model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs])
+    return _flatten(returned)
+
+
+def _integrity(request: RunRequest, result: RunResult, engines: set[str]) -> None:
+    """The integrity probe (`runners/integrity_probe.py`): the solution called the ways harnesses
+    call it, its behaviour as facts (`INTEGRITY`)."""
+    import torch
+
+    from lowercheck.runners import draws, integrity_probe as probe
+    from lowercheck import cuda_on_cpu
+
+    torch.set_num_threads(1)
+    problem_path = request.options["problem"]
+    problem = import_user_file(problem_path)
+    init = kernelbench.init_inputs(problem, problem_path)
+    reference_class = getattr(problem, "Model", None)
+    reference = (kernelbench.construct(reference_class, init, problem_path, "the reference's `Model`")
+                 if reference_class is not None else None)
+    params = request.options.get("params") or list(request.args)
+    alternate, _ = draws.made(request.options.get("alternate") or {})
+
+    def values(args: dict[str, Any]) -> list[Any]:
+        return [to_torch(args[n]) if isinstance(args[n], np.ndarray) else
+                (args[n].item() if isinstance(args[n], np.generic) else args[n]) for n in params]
+
+    facts: dict[str, Any] = {}
+    with _engines(engines, request.path) as instruments:
+        cuda_on_cpu.install()  # lowercheck's own stand-in, before the snapshot: the solution's import would install it
+        before = probe.Globals(reference)
+        threads = probe.threads_now()
+        streams = dict(cuda_on_cpu.SIDE_STREAMS)
+        reads: list[str] = []  # environment variables its own code reads (its folder's files)
+        folder = os.path.dirname(os.path.abspath(request.path)) + os.sep
+        own = lambda file: os.path.abspath(file).startswith(folder) and "site-packages" not in file  # noqa: E731
+        with probe.environment_reads(reads, own):
+            solution = import_user_file(request.path)
+        cls = getattr(solution, request.entry, None)
+        if cls is None:
+            raise UserFailure(f"{request.path}: no class `{request.entry}`")
+        model = kernelbench.construct(cls, init, request.path, f"the solution's `{request.entry}`")
+        if reference is not None:
+            kernelbench.align_state(model, reference)
+        inputs, other = values(request.args), values(alternate) if alternate else None
+        ops: list[tuple[str, tuple[str, ...]]] = []
+        try:
+            with probe.torch_ops(ops, lambda: not instruments.inside), probe.environment_reads(reads, own):
+                first = _call(model, inputs, request.seed)
+            facts["launches"] = instruments.launched()[:64]
+            host = [(step, ()) for step in (instruments.cuda.steps if instruments.cuda is not None else [])]
+            facts["torch_ops"] = probe.compute_ops(ops + host)
+            reference_bits = probe.bits(first)
+            kept = probe.kept(first)
+            facts["lazy"] = sorted({type(t).__name__ for t in first if isinstance(t, torch.Tensor)
+                                    and type(t) is not torch.Tensor})
+            for call in range(2, probe.CALLS + 1):
+                if not probe.agree(_call(model, inputs, request.seed), kept):
+                    facts["calls"] = call
+                    break
+            for caller in probe.CALLERS:
+                if not probe.agree(caller(lambda: _call(model, inputs, request.seed)), kept):
+                    facts["caller"] = caller.__name__
+                    break
+            for name in reads[:8]:
+                with probe.toggled(name) as how:
+                    if not probe.agree(_call(model, inputs, request.seed), kept):
+                        facts["environment"] = how
+                        break
+            if other is not None:  # an input changed in place, same storage: the output must follow it
+                held = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+                torch.manual_seed(request.seed)
+                with torch.no_grad():
+                    before_change = probe.kept(_flatten(model(*held)))
+                    for mine, new in zip(held, other):
+                        if isinstance(mine, torch.Tensor) and isinstance(new, torch.Tensor) and mine.shape == new.shape:
+                            mine.copy_(new)
+                    changed = [v.clone() if isinstance(v, torch.Tensor) else v for v in held]
+                    torch.manual_seed(request.seed)
+                    after_change = probe.kept(_flatten(model(*held)))
+                fresh = _call(model, changed, request.seed)
+                # the reference says whether the change matters: then the output must move, and as a call
+                # on fresh copies of the new values moves (a cache keyed on pointers, whole or in part,
+                # or on shapes replays)
+                moved = reference is None or not probe.agree(_call(reference, inputs, request.seed),
+                                                             _call(reference, changed, request.seed))
+                facts["stale"] = moved and (probe.agree(after_change, before_change)
+                                            or not probe.agree(after_change, fresh))
+            # after calls on other inputs, and once the threads it started have ended (for a while at
+            # most): a returned tensor that a later call or a late worker wrote into has changed
+            facts["threads"] = len(probe.threads_now() - threads)
+            probe.join_threads(threads, probe.THREAD_WAIT_S)
+            facts["deferred"] = not probe.agree(first, kept)
+            if facts["launches"]:
+                launched = len(instruments.launched())
+                with instruments.skipping():
+                    skipped = probe.bits(_call(model, inputs, request.seed))
+                # a call that launched nothing (a replayed result) says nothing about the kernels
+                facts["ghost"] = len(instruments.launched()) > launched and skipped == reference_bits
+        except Exception as err:  # noqa: BLE001 - the solution failed: say where
+            instruments.raise_limit(err)
+            raise UserFailure(describe(err, request.path)) from None
+        facts["streams"] = {k: cuda_on_cpu.SIDE_STREAMS[k] - streams.get(k, 0) for k in streams}
+        facts["globals"] = before.changed(probe.Globals(reference))
+    result.facts[INTEGRITY] = facts
+
+
 class _Instruments:
     """What the engines saw while the forward ran: out-of-bounds accesses and other events."""
 
@@ -123,6 +236,28 @@ class _Instruments:
         self.path = path
         self.triton = None  # triton_interp.Bounds while Triton's interpreter is installed
         self.cuda = None  # cuda_extension.Extensions while the load_inline stand-in is installed
+
+    @property
+    def inside(self) -> bool:
+        """Whether an engine runs a kernel now (torch operations it makes are not the solution's)."""
+        return bool((self.cuda is not None and self.cuda.inside) or (self.triton is not None and self.triton.inside))
+
+    def launched(self) -> list[str]:
+        """The kernels launched so far: Triton's by name, a CUDA extension's as `function/kernel`."""
+        return [*(self.triton.launched if self.triton is not None else []),
+                *(self.cuda.launched if self.cuda is not None else [])]
+
+    @contextlib.contextmanager
+    def skipping(self):
+        """Within the block, kernel launches are counted but not run."""
+        engines = [e for e in (self.triton, self.cuda) if e is not None]
+        for engine in engines:
+            engine.skip = True
+        try:
+            yield
+        finally:
+            for engine in engines:
+                engine.skip = False
 
     def names(self, tensors: dict[str, Any], model: Any) -> dict[int, str]:
         """Storage address -> the name a report gives it: the inputs, then the module's state."""

@@ -137,7 +137,7 @@ def run(request: RunRequest) -> RunResult:
             if isinstance(op, AtenOp):  # an ATen call of the host function: torch runs it, between the launches
                 aten_step(op, buffers, shapes, scalars)
                 continue
-            if not isinstance(op, LaunchOp):
+            if not isinstance(op, LaunchOp) or request.options.get("skip_launches"):
                 continue
             callee = op.callee.root_reference.data
             if callee not in kernels:
@@ -182,7 +182,12 @@ def aten_step(op: AtenOp, buffers: dict[str, _Buffer], shapes: dict[str, list[st
             return tensor(text)
         if text.startswith("torch."):
             return getattr(torch, text.removeprefix("torch."))
-        return _literal(text)
+        if text in scalars:  # a scalar parameter of the host function (`x.add(eps)`)
+            return scalars[text]
+        try:
+            return _literal(text)
+        except (ValueError, SyntaxError):  # an expression of the scalars (`2*eps`)
+            return _evaluate(text, scalars)
 
     target = op.target.data.removeprefix("aten.")
     args = [operand(a.data) for a in op.args.data]

@@ -201,6 +201,9 @@ class _Bounds:
     pending: list[_Pending] = field(default_factory=list)
     seen: set[tuple] = field(default_factory=set)
     temps: dict[int, int] = field(default_factory=dict)
+    launched: list[str] = field(default_factory=list)  # each launch's kernel, in order
+    skip: bool = False  # launches are counted, not run (the integrity checks' no-op kernels)
+    inside: bool = False  # a kernel runs now
 
     def events(self, names: dict[int, str]) -> list[OutOfBounds]:
         out = []
@@ -223,10 +226,17 @@ class _Bounds:
         bounds = self
 
         def call(self, *args, **kwargs):
+            bounds.launched.append(getattr(self.fn, "__name__", "kernel"))
+            if bounds.skip:
+                return None
             given = [getattr(a, "base", a) if type(a).__name__ == "TensorDescriptor" else a  # a TMA descriptor: its tensor
                      for a in (*args, *kwargs.values())]
             bounds.launch_tensors = [a for a in given if hasattr(a, "data_ptr")]
-            return saved_call(self, *args, **kwargs)
+            bounds.inside = True
+            try:
+                return saved_call(self, *args, **kwargs)
+            finally:
+                bounds.inside = False
 
         def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
             mask = bounds.check(self, ptrs, mask, "read")

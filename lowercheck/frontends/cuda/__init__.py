@@ -328,6 +328,10 @@ def _resolve(path: str | os.PathLike, entry: str | None) -> ci.Cursor:
         if launcher.name == entry:
             return launcher.fn
     tu = parse.translation_unit(path)
+    host = next((fn for fn in parse.function_definitions(tu) if fn.spelling == entry and not parse.is_kernel(fn)
+                 and not parse.is_device_only(fn)), None)
+    if host is not None:  # named: a host function that launches nothing (it computes with ATen alone)
+        return host
     kernel = next((fn for fn in parse.function_definitions(tu) if fn.spelling == entry and parse.is_kernel(fn)), None)
     if kernel is not None:
         raise UserError(f"`{entry}` in {path} is a kernel, not a host launcher", parse.location(kernel, str(path)),

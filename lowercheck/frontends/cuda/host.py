@@ -475,7 +475,14 @@ class HostReader:
             return values, aten.operand_text(values), None
         if "TensorOptions" in a.type.get_canonical().spelling:
             return None, "None", None
-        value = self.at_sizes(self.expr(a))
+        inner = _strip(a)
+        while inner.kind == K.CALL_EXPR and inner.referenced is not None and \
+                inner.referenced.kind == K.CONSTRUCTOR and len(list(inner.get_arguments())) == 1:
+            inner = _strip(next(iter(inner.get_arguments())))  # `x.pow(2)`: c10::Scalar's constructor of 2
+        value = self.at_sizes(self.expr(inner))
+        if inner.type.get_canonical().kind == ci.TypeKind.BOOL and isinstance(value, sympy.Basic) and value.is_number:
+            flag = bool(value)  # `mean({-1}, true)`: keepdim a bool, as torch takes it
+            return flag, aten.operand_text(flag), None
         return aten.constant_list([value])[0], aten.operand_text(value), None
 
     def _tensor_text(self, buffer: Buffer) -> str:

@@ -530,6 +530,14 @@ def location(cursor: ci.Cursor, shown: str | None = None) -> SourceLocation:
     return _mapped(loc.file.name, loc.line, loc.column, shown)
 
 
+def token_location(token: ci.Token, shown: str | None = None) -> SourceLocation:
+    """A token's position as the user sees it (in the `.py` file for embedded CUDA)."""
+    loc = token.location
+    if loc.file is None:
+        return SourceLocation(shown or "<unknown>", loc.line, loc.column)
+    return _mapped(loc.file.name, loc.line, loc.column, shown)
+
+
 # clang's UnaryOperatorKind, as clang_getCursorUnaryOperatorKind returns it.
 UNARY_KINDS = {1: "post++", 2: "post--", 3: "pre++", 4: "pre--", 5: "&", 6: "*", 7: "+", 8: "-",
                9: "~", 10: "!"}

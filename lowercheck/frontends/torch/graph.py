@@ -269,6 +269,18 @@ def _randint_bounds(drawn: dict[int, tuple[int, int]]):
         yield
 
 
+def _draws(example: Sequence[Any]) -> str | None:
+    """"rand01" when every float of the example lies in [0, 1) (`torch.rand`), else None (normal)."""
+    import torch
+
+    floats = [v for v in example if isinstance(v, torch.Tensor) and v.is_floating_point() and not v.is_meta
+              and v.numel() > 16]
+    # Read through float32: torch has no min or max of the fp8 formats.
+    if floats and all(float(v.float().min()) >= 0 and float(v.float().max()) < 1 for v in floats):
+        return "rand01"
+    return None
+
+
 def _integer_ranges(ranges: dict[str, tuple[int, int]], sizes: dict[str, int]) -> dict[str, tuple[str, str]]:
     """Each integer input's range (`[lo, hi)` of the example's values) with hi as the size whose
     example value is the least at or above it, and at most twice it (class labels in [0,
@@ -414,7 +426,7 @@ def _module(exported: Any, entry: Entry, example: Sequence[Any], binding: Bindin
             op.properties["result"] = StringAttr(renames[op.result.data])
     body = [*params, *operators]
     if example_sizes:
-        body.append(ExampleOp(example_sizes, _integer_ranges(ranges or {}, example_sizes)))
+        body.append(ExampleOp(example_sizes, _integer_ranges(ranges or {}, example_sizes), _draws(example)))
     op = EntryOp.create(properties={"sym_name": StringAttr(entry.name), "language": StringAttr("torch"),
                                     "file": StringAttr(path)}, regions=[Region(Block(body))])
     op.location = FileLineColLoc(StringAttr(path), IntAttr(entry.line), IntAttr(entry.column))
