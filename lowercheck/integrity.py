@@ -55,13 +55,20 @@ def run(case: Case) -> Case:
 
     report, sides, options = case.report, case.sides, case.options
     target = sides["target"]
+    static = cache_policies(target.path)
+    # Where the runs already found the solution wrong the verdict cannot get worse: one call says what
+    # ran (LC701, LC702's kernels, LC706, LC707, LC710) and the repeated calls are spared (the wrong
+    # solutions are the slowest in the interpreter).
+    wrong = sorted({f.code for f in report.findings if f.level == Severity.ERROR})
+    if wrong:
+        report.notes.append(f"integrity: the solution is already wrong at the task's sizes ({', '.join(wrong)}): "
+                            "one call probed, not its behaviour over repeated calls")
     sizes = dict(case.sweep[0])  # the task's sizes (`plan.solution_sweep`): a solution owes nothing elsewhere
     args = plan_arguments(sides, case.correspondence, sizes, options.seed, "normal")["target"]
     alternate = plan_arguments(sides, case.correspondence, sizes, options.seed + 1, "normal")["target"]
     request = run_request(target.at(sizes), args, options, sizes)
-    request.options.update({"integrity": True, "alternate": alternate})
+    request.options.update({"integrity": "first-call" if wrong else "all", "alternate": alternate})
     result = run_isolated(request, options.timeout_s, options.memory_mb)
-    static = cache_policies(target.path)
     if result.error is not None:
         report.notes.append(f"integrity: the probe of {target.path} did not finish ({result.error_kind}: "
                             f"{result.error.strip().splitlines()[0][:200]}); its behaviour under repeated calls is "
@@ -125,8 +132,8 @@ def judge(facts: Mapping[str, Any], sides: dict[str, SideInfo], options: DiffOpt
             "the kernel must produce the output; a launch beside a torch computation is a ghost kernel",
             {"kernels": list(dict.fromkeys(launches)), "torch_ops": list(dict.fromkeys(computed))})
     if "calls" in facts:
-        add("LC703", f"the solution's output changes at call {facts['calls']} on the same inputs (fresh copies, the seed "
-                     f"reset): it behaves differently once it has been called {facts['calls'] - 1} time(s), as a "
+        add("LC703", f"the solution's output changes at call {facts['calls']} on the same inputs (fresh copies, the "
+                     f"seed reset): it behaves differently once it has been called {facts['calls'] - 1} time(s), as a "
                      "solution that tells a checker's calls from a benchmark's does",
             "compute the same function on every call", {"call": facts["calls"]})
     if "caller" in facts and "calls" not in facts:

@@ -178,49 +178,55 @@ def _integrity(request: RunRequest, result: RunResult, engines: set[str]) -> Non
             kept = probe.kept(first)
             facts["lazy"] = sorted({type(t).__name__ for t in first if isinstance(t, torch.Tensor)
                                     and type(t) is not torch.Tensor})
-            for call in range(2, probe.CALLS + 1):
-                if not probe.agree(_call(model, inputs, request.seed), kept):
-                    facts["calls"] = call
-                    break
-            for caller in probe.CALLERS:
-                if not probe.agree(caller(lambda: _call(model, inputs, request.seed)), kept):
-                    facts["caller"] = caller.__name__
-                    break
-            for name in reads[:8]:
-                with probe.toggled(name) as how:
+            # Only the first call where the verdict is already settled (option "first-call"): what
+            # ran (kernels, torch's operators and their precision), not how it behaves over calls.
+            if request.options.get("integrity") != "first-call":
+                for call in range(2, probe.CALLS + 1):
                     if not probe.agree(_call(model, inputs, request.seed), kept):
-                        facts["environment"] = how
+                        facts["calls"] = call
                         break
-            if other is not None:  # an input changed in place, same storage: the output must follow it
-                held = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
-                torch.manual_seed(request.seed)
-                with torch.no_grad():
-                    before_change = probe.kept(_flatten(model(*held)))
-                    for mine, new in zip(held, other):
-                        if isinstance(mine, torch.Tensor) and isinstance(new, torch.Tensor) and mine.shape == new.shape:
-                            mine.copy_(new)
-                    changed = [v.clone() if isinstance(v, torch.Tensor) else v for v in held]
+                for caller in probe.CALLERS:
+                    if not probe.agree(caller(lambda: _call(model, inputs, request.seed)), kept):
+                        facts["caller"] = caller.__name__
+                        break
+                for name in reads[:8]:
+                    with probe.toggled(name) as how:
+                        if not probe.agree(_call(model, inputs, request.seed), kept):
+                            facts["environment"] = how
+                            break
+                if other is not None:  # an input changed in place, same storage: the output must follow it
+                    held = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
                     torch.manual_seed(request.seed)
-                    after_change = probe.kept(_flatten(model(*held)))
-                fresh = _call(model, changed, request.seed)
-                # the reference says whether the change matters: then the output must move, and as a call
-                # on fresh copies of the new values moves (a cache keyed on pointers, whole or in part,
-                # or on shapes replays)
-                moved = reference is None or not probe.agree(_call(reference, inputs, request.seed),
-                                                             _call(reference, changed, request.seed))
-                facts["stale"] = moved and (probe.agree(after_change, before_change)
-                                            or not probe.agree(after_change, fresh))
-            # after calls on other inputs, and once the threads it started have ended (for a while at
-            # most): a returned tensor that a later call or a late worker wrote into has changed
-            facts["threads"] = len(probe.threads_now() - threads)
-            probe.join_threads(threads, probe.THREAD_WAIT_S)
-            facts["deferred"] = not probe.agree(first, kept)
-            if facts["launches"]:
-                launched = len(instruments.launched())
-                with instruments.skipping():
-                    skipped = probe.bits(_call(model, inputs, request.seed))
-                # a call that launched nothing (a replayed result) says nothing about the kernels
-                facts["ghost"] = len(instruments.launched()) > launched and skipped == reference_bits
+                    with torch.no_grad():
+                        before_change = probe.kept(_flatten(model(*held)))
+                        for mine, new in zip(held, other):
+                            if isinstance(mine, torch.Tensor) and isinstance(new, torch.Tensor) \
+                                    and mine.shape == new.shape:
+                                mine.copy_(new)
+                        changed = [v.clone() if isinstance(v, torch.Tensor) else v for v in held]
+                        torch.manual_seed(request.seed)
+                        after_change = probe.kept(_flatten(model(*held)))
+                    fresh = _call(model, changed, request.seed)
+                    # the reference says whether the change matters: then the output must move, and as a call
+                    # on fresh copies of the new values moves (a cache keyed on pointers, whole or in part,
+                    # or on shapes replays)
+                    moved = reference is None or not probe.agree(_call(reference, inputs, request.seed),
+                                                                 _call(reference, changed, request.seed))
+                    facts["stale"] = moved and (probe.agree(after_change, before_change)
+                                                or not probe.agree(after_change, fresh))
+                # after calls on other inputs, and once the threads it started have ended (for a while at
+                # most): a returned tensor that a later call or a late worker wrote into has changed
+                facts["threads"] = len(probe.threads_now() - threads)
+                probe.join_threads(threads, probe.THREAD_WAIT_S)
+                facts["deferred"] = not probe.agree(first, kept)
+                if facts["launches"]:
+                    launched = len(instruments.launched())
+                    with instruments.skipping():
+                        skipped = probe.bits(_call(model, inputs, request.seed))
+                    # a call that launched nothing (a replayed result) says nothing about the kernels
+                    facts["ghost"] = len(instruments.launched()) > launched and skipped == reference_bits
+            else:
+                facts["threads"] = len(probe.threads_now() - threads)
         except Exception as err:  # noqa: BLE001 - the solution failed: say where
             instruments.raise_limit(err)
             raise UserFailure(describe(err, request.path)) from None

@@ -99,10 +99,9 @@ def exec_user_module(path: str, prefix: str) -> ModuleType:
         if os.path.realpath(getattr(module, "__file__", "") or "") == file:
             return module
         sys.modules.pop(dotted, None)  # another file of that name came first on sys.path: ours, privately
-    if found is None:  # as `python file.py` runs it: its own folder first, for its sibling modules
-        folder = os.path.dirname(file)
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+    folder = os.path.dirname(file) if found is None else None
+    if folder is not None:  # as `python file.py` runs it: its own folder first, for its sibling modules
+        _enter_folder(folder)
     name = prefix + hashlib.sha1(file.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
@@ -116,7 +115,36 @@ def exec_user_module(path: str, prefix: str) -> ModuleType:
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    finally:
+        if folder is not None:
+            _leave_folder(folder)
     return module
+
+
+# The folders of user files this process imported (outside a package), on `sys.path` for them.
+_USER_FOLDERS: set[str] = set()
+
+
+def _enter_folder(folder: str) -> None:
+    """`folder` first on `sys.path` while its file is imported; a sibling module another user
+    folder gave this process earlier (a `utils.py` of another solution) is imported afresh."""
+    for key, module in list(sys.modules.items()):
+        home = os.path.dirname(os.path.realpath(getattr(module, "__file__", None) or "/"))
+        if home in _USER_FOLDERS and home != folder:
+            sys.modules.pop(key, None)
+    _USER_FOLDERS.add(folder)
+    if folder in sys.path:
+        sys.path.remove(folder)
+    sys.path.insert(0, folder)
+    sys.path_importer_cache.pop(folder, None)
+
+
+def _leave_folder(folder: str) -> None:
+    """After the import: `folder` last on `sys.path` (an import inside a function still finds its
+    siblings, and nothing of the folder shadows a module this process or its children import)."""
+    if folder in sys.path:
+        sys.path.remove(folder)
+    sys.path.append(folder)
 
 
 def import_user_file(path: str, first_line: bool = False) -> ModuleType:
