@@ -94,7 +94,8 @@ def run_request(side: SideInfo, args: dict[str, Any], options: Any, sizes: Mappi
                       ir=side.ir_text() if side.language == "cuda" else None,
                       args=args, seed=options.seed, options={"env": env, "sizes": dict(sizes), "params": params,
                                "fixed": list(side.fixed), "tuples": side.tuples,
-                               **({"problem": side.problem, "engines": engines} if side.problem else {}),
+                               **({"problem": side.problem, "engines": engines, "task_sizes": side.task_sizes}
+                                  if side.problem else {}),
                                **({"grid": grid_at(side.grid, sizes)} if side.grid is not None else {})})
 
 

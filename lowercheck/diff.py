@@ -107,6 +107,7 @@ class SideInfo:
     grid: tuple[str, ...] | None = None  # a kernel entry's grid (the spec's `[launch]`), over the sizes
     inferred: dict[str, list[str]] = field(default_factory=dict)  # extents inferred from the accesses
     problem: str | None = None  # a solution module's problem file (`frontends/module`): its Model, its init inputs
+    task_sizes: dict[str, int] = field(default_factory=dict)  # a solution module's: the task's own sizes (get_inputs')
     _per_size: dict[tuple, SideInfo] = field(default_factory=dict)
     _printed: tuple[ModuleOp, tuple, str] | None = field(default=None, repr=False, compare=False)
 
@@ -550,7 +551,8 @@ def _solution_side(name: str, path: str, solution: str, problem: SideInfo,
 
     lowered = module.interface(path, solution, problem.entry_op)
     info = SideInfo(name, path, solution, module.LANGUAGE, lowered,
-                    lower_at=interface_at if problem.per_size else None, problem=problem.path)
+                    lower_at=interface_at if problem.per_size else None, problem=problem.path,
+                    task_sizes=dict(problem.entry_op.example_sizes))
     info.roles = {p.pname: p.role.data for p in info.params() if p.kind.data == "buffer"}
     inputs = [p.pname for p in problem.params() if not p.pname.startswith("return") and p.role.data != "temp"]
     mine = [p.pname for p in info.params() if not p.pname.startswith("return")]

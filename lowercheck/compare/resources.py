@@ -97,7 +97,7 @@ def check(side: str, module: ModuleOp, sweep: Sequence[Mapping[str, int]],
         for sizes in sweep:
             block = [_value(e, sizes) for e in block_exprs]
             grid = [_value(e, sizes) for e in launch.grid_exprs]
-            problems = _launch_problems(block, grid, arch, usage_of(kernel, usage))
+            problems = launch_problems(block, grid, arch, usage_of(kernel, usage))
             if problems:
                 findings.append(Finding(
                     "LC102", f"the launch of `{kernel}` exceeds {arch.name}: {'; '.join(problems)}", side=side,
@@ -113,8 +113,9 @@ def _value(text: str, sizes: Mapping[str, int]) -> int | None:
     return int(value) if isinstance(value, sympy.Integer) else None
 
 
-def _launch_problems(block: list[int | None], grid: list[int | None], arch: CudaArch,
-                     usage: KernelUsage | None) -> list[str]:
+def launch_problems(block: list[int | None], grid: list[int | None], arch: CudaArch,
+                    usage: KernelUsage | None = None) -> list[str]:
+    """What of one launch's geometry (and ptxas's usage, where known) `arch` refuses, in words."""
     problems = []
     if all(b is not None for b in block):
         threads = block[0] * block[1] * block[2]

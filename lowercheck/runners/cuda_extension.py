@@ -56,6 +56,8 @@ class _Lowered:
     returned: list[tuple[str, tuple[int, ...], str]]  # name, shape, numpy dtype name
     kernels: list[str]  # the kernels it launches, in order
     steps: list[str]  # the ATen operators its host code runs, in order
+    # A launch past the device's limits (at these or at the task's sizes): what, and where.
+    refused: tuple[str, tuple[str, int, int] | None] | None = None
 
 
 @dataclass
@@ -68,6 +70,10 @@ class Extensions:
     steps: list[str] = field(default_factory=list)  # each ATen operator the host code of each call ran
     skip: bool = False  # kernels are counted, not run (the integrity checks' no-op kernels)
     inside: bool = False  # a function of the extension runs now
+    # The run's sizes and the task's own (unscaled) sizes: a launch's geometry is also checked at the
+    # task's sizes, where a grid past the device's limits fails on a GPU (`real_shapes`).
+    sizes: dict[str, int] = field(default_factory=dict)
+    task_sizes: dict[str, int] = field(default_factory=dict)
     _lowered: dict[tuple, _Lowered] = field(default_factory=dict)
 
     def out_of_bounds(self, names: dict[int, str]) -> list[OutOfBounds]:
@@ -124,7 +130,9 @@ class Extensions:
         request = RunRequest(language="cuda", path=self.path, entry=function, ir=lowered.ir, args=arrays,
                              options={"sizes": {}, "skip_launches": self.skip})
         result = simt.run(request)
-        self.calls.append(_Call(storages, result.oob, result.events))
+        # a launch the device refuses ("invalid configuration argument"), here or at the task's sizes
+        refused = [RunEvent("LC102", lowered.refused[0], location=lowered.refused[1])] if lowered.refused else []
+        self.calls.append(_Call(storages, result.oob, result.events + refused))
         with torch.no_grad():
             for name, memory in flat.items():  # what the launches wrote into the caller's tensors
                 if name in result.outputs:
@@ -173,7 +181,64 @@ class Extensions:
                 returned.append((param.pname, shape, dtype_of(param.element_type).name))
         kernels = [op.callee.root_reference.data for op in _entry(module).launches]
         steps = [op.target.data.removeprefix("aten.") for op in _entry(module).operators]
-        return _Lowered(ir.print_ir(module), returned, kernels, steps)
+        refused = _refused(module, "")
+        real = None if refused else real_shapes(binding, self.sizes, self.task_sizes)
+        if real is not None:  # the same call at the task's own sizes: lowered for its launches only
+            try:
+                refused = _refused(cuda.lower(self.path, function, Binding(args=real, sizes={})),
+                                   f" at the task's sizes ({', '.join(f'{k}={v}' for k, v in self.task_sizes.items())})")
+            except Exception:  # noqa: BLE001 - what lowers at the run's shapes and not at these: nothing said
+                refused = None
+        return _Lowered(ir.print_ir(module), returned, kernels, steps, refused)
+
+
+def _refused(module, where: str) -> tuple[str, tuple[str, int, int] | None] | None:
+    """The first launch of the lowered host function that the device refuses: in words, and where."""
+    from lowercheck import symbolic
+    from lowercheck.compare.accesses import location_of
+    from lowercheck.compare.resources import launch_problems
+    from lowercheck.hardware import ARCHES, DEFAULT_ARCH
+
+    arch = ARCHES[DEFAULT_ARCH]
+    for launch in _entry(module).launches:
+        values = []
+        for exprs in (launch.block_exprs, launch.grid_exprs):
+            parsed = [symbolic.parse(e) for e in exprs]
+            values.append([int(v) if v.is_Integer else None for v in parsed])
+        problems = launch_problems(values[0], values[1], arch) if launch.block_exprs else []
+        if problems:
+            loc = location_of(launch)
+            return (f"the launch of `{launch.callee.root_reference.data}`{where} is past {arch.name}'s limits: "
+                    f"{'; '.join(problems)} (a GPU refuses it: invalid configuration argument)",
+                    (loc.file, loc.line, loc.column) if loc is not None else None)
+    return None
+
+
+def real_shapes(binding: dict[str, Any], sizes: dict[str, int], task: dict[str, int]) -> dict[str, Any] | None:
+    """The call's binding at the task's own sizes, where the run's sizes are a scaled copy of them
+    (`plan.solution_sweep`): each extent equal to exactly one scaled size becomes that size's task
+    value. None where nothing is scaled, or where an extent could stand for two sizes of different
+    task values (the mapping would be a guess)."""
+    from lowercheck.frontends.base import TensorArg
+
+    scaled = {name: value for name, value in sizes.items() if name in task and task[name] != value}
+    # only the run at the task's sizes (scaled congruent modulo 1024): a batch of one maps no extent
+    if not scaled or any(value % 1024 != task[name] % 1024 for name, value in scaled.items()):
+        return None
+    by_value: dict[int, set[int]] = {}
+    for name, value in sizes.items():
+        if name in task:
+            by_value.setdefault(value, set()).add(task[name])
+    if any(len(targets) > 1 for value, targets in by_value.items() if value in scaled.values()):
+        return None
+    real = {}
+    for name, arg in binding.items():
+        if isinstance(arg, TensorArg):
+            real[name] = TensorArg(tuple(next(iter(by_value[d])) if d in scaled.values() else d for d in arg.shape),
+                                   arg.dtype)
+        else:
+            real[name] = arg
+    return real
 
 
 def _entry(module):
@@ -258,12 +323,13 @@ class Extension:
 
 
 @contextlib.contextmanager
-def installed(path: str) -> Iterator[Extensions]:
+def installed(path: str, sizes: dict[str, int] | None = None,
+              task_sizes: dict[str, int] | None = None) -> Iterator[Extensions]:
     """Within the block, `torch.utils.cpp_extension.load_inline` and `load` return `Extension`s whose
-    functions run the CUDA in `path` on the emulator."""
+    functions run the CUDA in `path` on the emulator (`sizes`: the run's, `task_sizes`: the task's own)."""
     import torch.utils.cpp_extension as cpp_extension
 
-    extensions = Extensions(os.path.abspath(path))
+    extensions = Extensions(os.path.abspath(path), sizes=dict(sizes or {}), task_sizes=dict(task_sizes or {}))
     saved = cpp_extension.load_inline, cpp_extension.load
 
     def load_inline(name, cpp_sources=None, cuda_sources=None, functions=None, *args, **kwargs):

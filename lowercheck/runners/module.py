@@ -71,17 +71,23 @@ class _EngineLimit(Exception):
     """An engine of lowercheck's could not run what the solution's own compiler accepts."""
 
 
-def _run(request: RunRequest, result: RunResult, engines: set[str]) -> None:
-    import torch
-
-    torch.set_num_threads(1)
+def _reference(request: RunRequest) -> tuple[list[Any], Any]:
+    """The problem's init inputs and its `Model` built from them after the seed (None without one)."""
     problem_path = request.options["problem"]
     problem = import_user_file(problem_path)
     init = kernelbench.init_inputs(problem, problem_path)
     reference_class = getattr(problem, "Model", None)
     reference = (kernelbench.construct(reference_class, init, problem_path, "the reference's `Model`")
                  if reference_class is not None else None)
-    with _engines(engines, request.path) as instruments:
+    return init, reference
+
+
+def _run(request: RunRequest, result: RunResult, engines: set[str]) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    init, reference = _reference(request)
+    with _engines(engines, request) as instruments:
         solution = import_user_file(request.path)  # after the engines: its load_inline is lowercheck's
         cls = getattr(solution, request.entry, None)
         if cls is None:
@@ -136,12 +142,7 @@ def _integrity(request: RunRequest, result: RunResult, engines: set[str]) -> Non
     from lowercheck import cuda_on_cpu
 
     torch.set_num_threads(1)
-    problem_path = request.options["problem"]
-    problem = import_user_file(problem_path)
-    init = kernelbench.init_inputs(problem, problem_path)
-    reference_class = getattr(problem, "Model", None)
-    reference = (kernelbench.construct(reference_class, init, problem_path, "the reference's `Model`")
-                 if reference_class is not None else None)
+    init, reference = _reference(request)
     params = request.options.get("params") or list(request.args)
     alternate, _ = draws.made(request.options.get("alternate") or {})
 
@@ -150,7 +151,7 @@ def _integrity(request: RunRequest, result: RunResult, engines: set[str]) -> Non
                 (args[n].item() if isinstance(args[n], np.generic) else args[n]) for n in params]
 
     facts: dict[str, Any] = {}
-    with _engines(engines, request.path) as instruments:
+    with _engines(engines, request) as instruments:
         cuda_on_cpu.install()  # lowercheck's own stand-in, before the snapshot: the solution's import would install it
         before = probe.Globals(reference)
         threads = probe.threads_now()
@@ -302,7 +303,8 @@ class _Instruments:
 
 
 @contextlib.contextmanager
-def _engines(engines: set[str], path: str):
+def _engines(engines: set[str], request: RunRequest):
+    path = request.path
     instruments = _Instruments(path)
     with contextlib.ExitStack() as stack:
         from lowercheck.runners import triton_interp
@@ -313,7 +315,8 @@ def _engines(engines: set[str], path: str):
         if "cuda" in engines:
             from lowercheck.runners import cuda_extension
 
-            instruments.cuda = stack.enter_context(cuda_extension.installed(path))
+            instruments.cuda = stack.enter_context(cuda_extension.installed(
+                path, request.options.get("sizes"), request.options.get("task_sizes")))
         yield instruments
 
 

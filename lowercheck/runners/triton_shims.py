@@ -13,6 +13,9 @@ return None there. `install()` (in the runner's child, before the user's file is
   documented ulp bounds of libdevice, so the tolerance policy judges it as the real function;
 - passes a Python float kernel argument on as an fp32 scalar, as the compiler types it (the
   interpreter keeps it a float, so `alpha.to(tl.float16)` fails there);
+- runs block pointers (`tl.make_block_ptr`, `tl.advance`, loads and stores with `boundary_check`),
+  which Triton 3.9 removed and Triton 3.6 (the GPU image's) compiles, as the pointer blocks and
+  masks they stand for (`BlockPointer`);
 - makes `@triton.autotune` run its first config, the one the front end lowers, instead of timing
   every config on the GPU driver, which a CPU has none of ("0 active drivers");
 - finds the builtins of `triton.language` (its module, `core`, `math`, `tensor`, the descriptors'
@@ -128,6 +131,7 @@ def install() -> None:
         setattr(neutral, name, call)
         setattr(cuda_libdevice, name, call)
     interpreter._implicit_cvt = _float_scalars_as_fp32(interpreter._implicit_cvt, interpreter, tl)
+    _block_pointers(tl)
     find_builtins_once()
     Autotuner.prune_configs = _first_config
     _INSTALLED = True
@@ -161,6 +165,79 @@ def find_builtins_once() -> None:
 
     patch.builtins_found_once = True
     interpreter._patch_builtin = patch
+
+
+class BlockPointer:
+    """`tl.make_block_ptr`'s value in the interpreter: a base pointer and, per dimension, the
+    tensor's extent, its stride, the block's offset and its extent (`order` says nothing of the
+    values)."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape) -> None:
+        self.base, self.shape, self.strides = base, list(shape), list(strides)
+        self.offsets, self.block_shape = list(offsets), [int(getattr(b, "value", b)) for b in block_shape]
+
+    def advance(self, by, _semantic=None) -> BlockPointer:  # `ptr.advance(...)`, the member form
+        return self.advanced(by)
+
+    def advanced(self, by) -> BlockPointer:
+        return BlockPointer(self.base, self.shape, self.strides, [o + d for o, d in zip(self.offsets, by, strict=True)],
+                            self.block_shape)
+
+    def addresses(self, boundary_check, tl, semantic):
+        """The block's pointers, and the mask of the dimensions `boundary_check` names (None without)."""
+        rank = len(self.block_shape)
+        pointers, mask = self.base, None
+        for d in range(rank):
+            index = tl.core.arange(0, self.block_shape[d], _semantic=semantic) + self.offsets[d]
+            others = [a for a in range(rank) if a != d]
+            if others:
+                index = tl.core.expand_dims(index, others, _semantic=semantic)
+            pointers = pointers + index * self.strides[d]
+            if d in tuple(getattr(boundary_check, "value", boundary_check) or ()):
+                inside = (index >= 0) & (index < self.shape[d])
+                mask = inside if mask is None else mask & inside
+        return pointers, mask
+
+
+def _block_pointers(tl) -> None:
+    """Block pointers (`tl.make_block_ptr`, `tl.advance`, `tl.load`/`tl.store` with `boundary_check`
+    and `padding_option`), which Triton 3.6 compiles and models write, and which Triton 3.9 removed
+    (its interpreter raises): each block pointer becomes the pointer block and mask it stands for, so
+    its loads and stores are bounds-checked as any other."""
+    load, store = tl.core.load, tl.core.store
+
+    @tl.core.builtin
+    def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
+        return BlockPointer(base, shape, strides, offsets, block_shape)
+
+    @tl.core.builtin
+    def advance(base, offsets, _semantic=None):
+        return base.advanced(offsets)
+
+    @tl.core.builtin
+    def load_any(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+                 eviction_policy="", volatile=False, _semantic=None):
+        if isinstance(pointer, BlockPointer):
+            pointer, mask = pointer.addresses(boundary_check, tl, _semantic)
+            padding = getattr(padding_option, "value", padding_option)
+            other = float("nan") if padding == "nan" else 0.0 if mask is not None else None
+        return load(pointer, mask, other, cache_modifier=cache_modifier, eviction_policy=eviction_policy,
+                    volatile=volatile, _semantic=_semantic)
+
+    @tl.core.builtin
+    def store_any(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
+                  _semantic=None):
+        if isinstance(pointer, BlockPointer):
+            pointer, mask = pointer.addresses(boundary_check, tl, _semantic)
+        return store(pointer, value, mask, cache_modifier=cache_modifier, eviction_policy=eviction_policy,
+                     _semantic=_semantic)
+
+    for package in (tl, tl.core):  # `tl.advance` is gone from 3.9's language module: here again
+        for name, shim in zip(BLOCK_POINTER_NAMES, (make_block_ptr, advance, load_any, store_any), strict=True):
+            setattr(package, name, shim)
+
+
+BLOCK_POINTER_NAMES = ("make_block_ptr", "advance", "load", "store")  # what `_block_pointers` sets
 
 
 def _first_config(autotuner, kwargs):

@@ -66,3 +66,17 @@ def test_wrapper_error_names_the_line(tmp_path: Path, xy) -> None:
     result = run_in_child(tmp_path, FRONTEND_INPUTS / "wrapper_raises.py", "copy", {"x": x})
     assert result.error_kind == "user"
     assert "wrapper_raises.py:15: AttributeError" in result.error
+
+
+def test_block_pointers_run_as_the_pointer_blocks_and_masks_they_stand_for(tmp_path: Path) -> None:
+    """Triton 3.6's block pointers (3.9 removed them; models still write them) in the interpreter:
+    with boundary_check the copy is exact at sizes that are no multiple of the block; without it, the
+    accesses past the tensor are recorded (and masked off) like any pointer's."""
+    x = np.random.default_rng(0).standard_normal((20, 40)).astype(np.float32)
+    checked = run_in_child(tmp_path, INPUTS / "triton_block_ptr.py", "copy", {"x": x})
+    assert checked.error is None, checked.error
+    assert checked.oob == []
+    np.testing.assert_array_equal(checked.outputs["return0"], x)
+    unchecked = run_in_child(tmp_path, INPUTS / "triton_block_ptr.py", "copy_unchecked", {"x": x})
+    assert unchecked.error is None, unchecked.error
+    assert {(e.buffer, e.kind) for e in unchecked.oob} == {("x", "read"), ("return0", "write")}
