@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import run_lowercheck
 
-from lowercheck.compare.resources import KernelUsage, _launch_problems, ptxas_usage, usage_of
+from lowercheck.compare.resources import KernelUsage, launch_problems, ptxas_usage, usage_of
 from lowercheck.hardware import ARCHES
 
 INPUTS = Path(__file__).parent / "inputs"
@@ -18,12 +18,12 @@ H100 = ARCHES["sm_90"]
 
 
 def test_limits() -> None:
-    assert _launch_problems([256, 1, 1], [4, 1, 1], H100, None) == []
-    assert "2048 threads per block" in _launch_problems([2048, 1, 1], [1, 1, 1], H100, None)[0]
-    assert "grid.y = 70000" in _launch_problems([32, 1, 1], [1, 70000, 1], H100, None)[0]
+    assert launch_problems([256, 1, 1], [4, 1, 1], H100, None) == []
+    assert "2048 threads per block" in launch_problems([2048, 1, 1], [1, 1, 1], H100, None)[0]
+    assert "grid.y = 70000" in launch_problems([32, 1, 1], [1, 70000, 1], H100, None)[0]
     heavy = KernelUsage(registers=128, shared_bytes=0, spill_bytes=0)
-    assert "registers per block" in _launch_problems([1024, 1, 1], [1, 1, 1], H100, heavy)[0]
-    assert "static shared memory" in _launch_problems([32, 1, 1], [1, 1, 1], H100, KernelUsage(16, 64 * 1024, 0))[0]
+    assert "registers per block" in launch_problems([1024, 1, 1], [1, 1, 1], H100, heavy)[0]
+    assert "static shared memory" in launch_problems([32, 1, 1], [1, 1, 1], H100, KernelUsage(16, 64 * 1024, 0))[0]
 
 
 def test_mangled_names() -> None:
